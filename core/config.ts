@@ -1,0 +1,101 @@
+/**
+ * The service's configuration: every variable of operations-contract.md, parsed once with zod.
+ * This is the only module that reads `process.env`; everything else receives a `Config`.
+ */
+import path from 'node:path';
+import ms from 'ms';
+import { z } from 'zod';
+
+/** Parses a duration such as `90s`, `5m`, `1h` (the `ms` library) into milliseconds. */
+const duration = z.string().trim().transform((text, ctx) => {
+  const value = ms(text as ms.StringValue);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    ctx.addIssue({ code: 'custom', message: `not a duration: "${text}" (use 90s, 5m, 1h)` });
+    return z.NEVER;
+  }
+  return value;
+});
+
+const commaList = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+const optionalString = z.string().trim().optional().transform((s) => (s ? s : undefined));
+
+const monitoringIntervals = z.string().transform((text, ctx) => {
+  const out: Record<string, number> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [name, value] = part.split('=');
+    const parsed = value === undefined ? undefined : ms(value.trim() as ms.StringValue);
+    if (!name || !['hourly', 'every_6h', 'daily'].includes(name.trim()) || typeof parsed !== 'number' || parsed <= 0) {
+      ctx.addIssue({ code: 'custom', message: `bad entry "${part}" (use hourly=1h,every_6h=6h,daily=24h)` });
+      return z.NEVER;
+    }
+    out[name.trim()] = parsed;
+  }
+  return { hourly: out.hourly ?? 3_600_000, every_6h: out.every_6h ?? 21_600_000, daily: out.daily ?? 86_400_000 };
+});
+
+const retryDelays = commaList.pipe(z.array(duration).min(1));
+
+const schema = z.object({
+  /** @default 3000 */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** PostgreSQL URL; unset → embedded PGlite served on a local socket, data in DATA_DIR. */
+  DATABASE_URL: optionalString,
+  /** Temporal frontend `host:port`; unset → the Temporal CLI dev server is started. */
+  TEMPORAL_ADDRESS: optionalString,
+  /** @default "default" */
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  /** Task queue the worker polls. @default "retail-products" */
+  TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('retail-products'),
+  /** Path of the Temporal CLI binary for the embedded dev server; unset → PATH, then `.tools/bin/temporal`. */
+  TEMPORAL_CLI_PATH: optionalString,
+  /** Comma-separated CDP WebSocket endpoints; unset → a local headless Chromium. */
+  BROWSER_WS_ENDPOINTS: z.string().default('').pipe(commaList),
+  /** Chromium binary; unset → /usr/bin/chromium, chromium, google-chrome. */
+  CHROME_PATH: optionalString,
+  /** Concurrent pages per browser. @default 4 */
+  BROWSER_MAX_PAGES: z.coerce.number().int().min(1).max(64).default(4),
+  /** Page navigation timeout per read. @default "30s" */
+  BROWSER_NAV_TIMEOUT: duration.default(30_000),
+  /** @default "./data" */
+  DATA_DIR: z.string().default('./data').transform((p) => path.resolve(p)),
+  /** Stand-in origin for the marketplaces (operations-contract.md). */
+  RETAIL_SOURCE_ORIGIN: optionalString.pipe(z.url().optional()),
+  /** @default "hourly=1h,every_6h=6h,daily=24h" */
+  MONITORING_INTERVALS: monitoringIntervals.default({ hourly: 3_600_000, every_6h: 21_600_000, daily: 86_400_000 }),
+  /** Delays before webhook retries 1..3. @default "1m,5m,15m" */
+  WEBHOOK_RETRY_DELAYS: retryDelays.default([60_000, 300_000, 900_000]),
+  /** One webhook delivery's time limit. @default "10s" */
+  WEBHOOK_TIMEOUT: duration.default(10_000),
+  /** `host` or `host:port` entries exempt from the private-address rule (local testing only). */
+  WEBHOOK_ALLOWLIST: z.string().default('').pipe(commaList),
+  /** task_post reuse window. @default "60m" */
+  REUSE_WINDOW: duration.default(3_600_000),
+  /** live read budget. @default "60s" */
+  LIVE_BUDGET: duration.default(60_000),
+  /** Attempts of one source read before a task fails with 50301. @default 3 */
+  SOURCE_READ_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** pino level. @default "info" */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */
+export type Config = Readonly<z.output<typeof schema>>;
+
+/** Raised when the environment does not parse; the message names every bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses configuration from an environment object (default `process.env`).
+ * @throws ConfigError naming each invalid variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return Object.freeze(result.data);
+}

@@ -1,0 +1,34 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'prisma/generated/**', 'data/**', '.tools/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Workflows run in Temporal's deterministic sandbox: no Node built-ins, no database,
+    // no browser, and every promise awaited (samples hello-world/.eslintrc.js).
+    files: ['workflows/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: nodeBuiltins.map((name) => ({ name, message: 'Workflows must be deterministic: no Node built-ins.' })),
+        patterns: [
+          { group: ['**/prisma/**', '@prisma/*', 'puppeteer-core', 'jsdom', 'pg'], message: 'Workflows reach the outside world only through activities.' },
+          { group: ['**/worker/activities/**'], allowTypeImports: true, message: 'Import activities as types only.' },
+        ],
+      }],
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+);
