@@ -9,6 +9,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import pg from 'pg';
+
+/** True when a PostgreSQL server answers at `url` within 2 s. */
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 /** A running embedded database. `url` is a `postgresql://` URL for `pg`/Prisma. */
 export interface EmbeddedPostgres {
@@ -33,11 +48,14 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     fs.mkdirSync(socketDir, { recursive: true });
   }
   const socketPath = path.join(socketDir, '.s.PGSQL.5432');
+  const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
+  // Another process of this service (e.g. `npm start` while the admin CLI runs) already serves
+  // this data directory: PGlite allows one process per directory, so talk to that server.
+  if (fs.existsSync(socketPath) && (await answers(url))) return { url, stop: async () => undefined };
   fs.rmSync(socketPath, { force: true });
   const db = await PGlite.create({ dataDir: dbDir });
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 });
   await server.start();
-  const url = `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
   let stopped = false;
   return {
     url,

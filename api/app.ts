@@ -1,0 +1,37 @@
+/**
+ * buildApp(deps): the Koa application with every REST route. It never listens; `api/server.ts`
+ * and tests decide where it runs.
+ */
+import Koa from 'koa';
+import type { Config } from '../core/config.js';
+import type { PrismaClient } from '../core/db/prisma.js';
+import { AppError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { AppState } from './context.js';
+import { errorEnvelope } from './middleware/error-envelope.js';
+import { jsonBody } from './middleware/json-body.js';
+import { productRoutes } from './routes/product.routes.js';
+import { systemRoutes } from './routes/system.routes.js';
+import type { TaskLauncher } from './services/task-launcher.js';
+
+export interface AppDeps {
+  config: Config;
+  prisma: PrismaClient;
+  launcher: TaskLauncher;
+  logger: Logger;
+}
+
+const methodNotAllowed = () => new AppError('BAD_REQUEST', { httpStatus: 405, message: 'Bad Request. Method not allowed.' });
+
+export function buildApp(deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = true;
+  app.use(errorEnvelope(deps.logger));
+  app.use(jsonBody());
+  for (const router of [systemRoutes(deps.prisma), productRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
+  }
+  app.on('error', (error) => deps.logger.error({ err: error }, 'koa error'));
+  return app;
+}

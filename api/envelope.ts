@@ -1,0 +1,83 @@
+/**
+ * The response envelope and task objects (api-spec.md "Envelope", "Task").
+ */
+import { API_VERSION } from '../core/version.js';
+import { statusMessage } from '../core/status-codes.js';
+
+/** One task of an envelope. `cost` USD; `result` null when failed or unfinished. */
+export interface TaskObject {
+  id: string;
+  status_code: number;
+  status_message: string;
+  time: string;
+  cost: number;
+  result_count: number;
+  path: string[];
+  data: Record<string, unknown>;
+  result: unknown[] | null;
+}
+
+export interface Envelope {
+  version: string;
+  status_code: number;
+  status_message: string;
+  time: string;
+  cost: number;
+  tasks_count: number;
+  tasks_error: number;
+  tasks: TaskObject[];
+}
+
+/** Elapsed time text: `'<seconds> sec.'` since `startedAt` (ms, performance.now()). */
+export function elapsed(startedAt: number): string {
+  return `${((performance.now() - startedAt) / 1000).toFixed(4)} sec.`;
+}
+
+/** Rounds a USD sum to 6 decimals so floating sums print cleanly. */
+function roundUsd(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** Builds a task object; `result` null unless given; `status_message` from the code unless given. */
+export function taskObject(fields: {
+  id: string;
+  code: number;
+  message?: string;
+  startedAt: number;
+  cost?: number;
+  path: string[];
+  data: Record<string, unknown>;
+  result?: unknown[] | null;
+}): TaskObject {
+  const result = fields.result ?? null;
+  return {
+    id: fields.id,
+    status_code: fields.code,
+    status_message: fields.message ?? statusMessage(fields.code),
+    time: elapsed(fields.startedAt),
+    cost: roundUsd(fields.cost ?? 0),
+    result_count: result ? result.length : 0,
+    path: fields.path,
+    data: fields.data,
+    result,
+  };
+}
+
+/** Builds an envelope; `cost` is the sum of its tasks' costs, `tasks_error` counts codes ≥ 40000. */
+export function envelope(startedAt: number, tasks: TaskObject[], code = 20000, message?: string): Envelope {
+  return {
+    version: API_VERSION,
+    status_code: code,
+    status_message: message ?? statusMessage(code),
+    time: elapsed(startedAt),
+    cost: roundUsd(tasks.reduce((sum, t) => sum + t.cost, 0)),
+    tasks_count: tasks.length,
+    tasks_error: tasks.filter((t) => t.status_code >= 40000).length,
+    tasks,
+  };
+}
+
+/** Path segments of a request path (`/v1/retail/product/live` → `['v1','retail','product','live']`). */
+export function pathSegments(path: string): string[] {
+  return path.split('/').filter(Boolean);
+}

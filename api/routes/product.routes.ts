@@ -1,0 +1,33 @@
+/**
+ * Product endpoints under /v1/retail/product (api-spec.md "Product endpoints").
+ */
+import { Router } from '@koa/router';
+import type { AppState } from '../context.js';
+import { requireAuth } from '../middleware/auth.js';
+import { history } from '../services/history.js';
+import { live } from '../services/live.js';
+import { taskGet, taskPost, tasksReady, type ProductTaskDeps } from '../services/product-tasks.js';
+
+export function productRoutes(deps: ProductTaskDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/retail/product' });
+  router.use(requireAuth(deps.prisma));
+
+  router.post('/task_post', async (ctx) => {
+    const { status, body } = await taskPost(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+    ctx.status = status;
+    ctx.body = body;
+  });
+  router.get('/tasks_ready', async (ctx) => {
+    ctx.body = await tasksReady(deps, ctx.state.account!, ctx.state.startedAt);
+  });
+  router.get('/task_get/:id', async (ctx) => {
+    ctx.body = await taskGet(deps, ctx.state.account!, ctx.params.id!, ctx.state.startedAt);
+  });
+  router.post('/live', async (ctx) => {
+    ctx.body = await live(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+  });
+  router.post('/history', async (ctx) => {
+    ctx.body = await history(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+  });
+  return router;
+}

@@ -1,0 +1,51 @@
+/**
+ * GET /health (liveness plus queue visibility) and GET /ready (database reachable and every
+ * migration applied; otherwise 503) — api-spec.md "System and public".
+ */
+import { Router } from '@koa/router';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { prismaQueryable } from '../../core/db/prisma.js';
+import { pendingMigrations } from '../../core/db/migrator.js';
+import { API_VERSION } from '../../core/version.js';
+import type { AppState } from '../context.js';
+
+export function systemRoutes(prisma: PrismaClient): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.get('/health', async (ctx) => {
+    const queued = await prisma.task.groupBy({
+      by: ['priority'],
+      where: { state: { in: ['queued', 'running'] } },
+      _count: { _all: true },
+      _min: { createdAt: true },
+    }).catch(() => null);
+    const byPriority = Object.fromEntries((queued ?? []).map((q) => [String(q.priority), q._count._all]));
+    const oldest = (queued ?? []).map((q) => q._min.createdAt?.getTime() ?? Infinity).reduce((a, b) => Math.min(a, b), Infinity);
+    ctx.body = {
+      status: 'ok',
+      version: API_VERSION,
+      uptime_seconds: Math.round(process.uptime()),
+      database: queued !== null,
+      queue: {
+        queued_tasks: byPriority,
+        oldest_queued_age_seconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
+      },
+    };
+  });
+
+  router.get('/ready', async (ctx) => {
+    let database = false;
+    let pending: string[] = [];
+    try {
+      pending = await pendingMigrations(prismaQueryable(prisma));
+      database = true;
+    } catch {
+      database = false;
+    }
+    const ready = database && pending.length === 0;
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', database, pending_migrations: pending };
+  });
+
+  return router;
+}

@@ -1,0 +1,42 @@
+/**
+ * The API process: serves `buildApp(deps)` on PORT. Used by `npm start` (in-process with the worker)
+ * and in production as its own process.
+ */
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { buildApp, type AppDeps } from './app.js';
+import { temporalTaskLauncher } from './services/task-launcher.js';
+import type { Config } from '../core/config.js';
+import type { PrismaClient } from '../core/db/prisma.js';
+import type { Logger } from '../core/logger.js';
+
+/** A listening API: its base URL and an idempotent `stop()` that drains open requests. */
+export interface ApiServer {
+  url: string;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/** Connects the Temporal client, builds the app and listens on `config.PORT` (0 → any free port). */
+export async function startApiServer(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger }): Promise<ApiServer> {
+  const connection = await Connection.connect({ address: options.temporalAddress });
+  const client = new Client({ connection, namespace: options.config.TEMPORAL_NAMESPACE });
+  const deps: AppDeps = { config: options.config, prisma: options.prisma, logger: options.logger, launcher: temporalTaskLauncher(client, options.config) };
+  const app = buildApp(deps);
+  const server = app.listen(options.config.PORT, '0.0.0.0');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.config.PORT;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    stop() {
+      stopping ??= (async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await connection.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * task_post, tasks_ready, task_get (api-spec.md "Product endpoints", "Task lifecycle").
+ */
+import type { Config } from '../../core/config.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { AppError, TaskError } from '../../core/errors.js';
+import { isUuid, newTaskId } from '../../core/ids.js';
+import { tryCharge } from '../../core/ledger.js';
+import type { Logger } from '../../core/logger.js';
+import { findFreshObservation, toProduct } from '../../core/observations.js';
+import { planOf } from '../../core/pricing.js';
+import { completeTaskFromObservation, failTask } from '../../core/tasks.js';
+import type { AuthAccount } from '../context.js';
+import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
+import { fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import type { TaskLauncher } from './task-launcher.js';
+
+/** Result retention (api-spec.md "Limits"): 30 days. */
+export const RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+export interface ProductTaskDeps {
+  config: Config;
+  prisma: PrismaClient;
+  launcher: TaskLauncher;
+  logger: Logger;
+}
+
+const API_PREFIX = ['v1', 'retail', 'product'];
+
+/**
+ * POST task_post: validates each element, charges each valid one in order (40200 for those the
+ * balance cannot cover; HTTP 402 when none can be paid), completes at once from an observation
+ * younger than REUSE_WINDOW, otherwise starts its workflow.
+ */
+export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<{ status: number; body: Envelope }> {
+  const elements = taskArray(body);
+  const rates = planOf(account.plan).rates;
+  const path = [...API_PREFIX, 'task_post'];
+  const tasks: TaskObject[] = [];
+  const toStart: { taskId: string; asin: string; marketplace: string }[] = [];
+  let payable = 0;
+  let paid = 0;
+  for (const element of elements) {
+    const id = newTaskId();
+    const data = { ...element, api: 'retail', function: 'task_post' };
+    try {
+      const asin = readAsin(element);
+      const marketplace = readMarketplace(element);
+      const priority = readOptional(element, 'priority', fields.priority, 1);
+      const tag = readOptional(element, 'tag', fields.tag, null);
+      const postbackUrl = readOptional(element, 'postback_url', fields.webhookUrl, null);
+      const pingbackUrl = readOptional(element, 'pingback_url', fields.webhookUrl, null);
+      payable++;
+      const cost = priority === 2 ? rates.task_post_high : rates.task_post;
+      const charged = await deps.prisma.$transaction(async (tx) => {
+        const balance = await tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'task_post' });
+        if (balance === null) return false;
+        await tx.task.create({
+          data: {
+            id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, priority, tag,
+            postbackUrl, pingbackUrl, data, cost: cost.toFixed(6), expiresAt: new Date(Date.now() + RETENTION_MS),
+          },
+        });
+        return true;
+      });
+      if (!charged) throw new TaskError(40200);
+      paid++;
+      const fresh = await findFreshObservation(deps.prisma, asin, marketplace.code, deps.config.REUSE_WINDOW);
+      if (fresh) {
+        await completeTaskFromObservation(deps.prisma, id, fresh.id);
+        await deps.prisma.task.update({ where: { id }, data: { reused: true } });
+      } else {
+        toStart.push({ taskId: id, asin, marketplace: marketplace.code });
+      }
+      tasks.push(taskObject({ id, code: 20100, startedAt, cost, path, data }));
+    } catch (error) {
+      if (!(error instanceof TaskError)) throw error;
+      tasks.push(taskObject({ id, code: error.code, message: error.message, startedAt, path, data }));
+    }
+  }
+  if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
+  await Promise.all(toStart.map((t) => startOrFail(deps, t)));
+  return { status: 200, body: envelope(startedAt, tasks) };
+}
+
+/** Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded. */
+async function startOrFail(deps: ProductTaskDeps, task: { taskId: string; asin: string; marketplace: string }): Promise<void> {
+  try {
+    await deps.launcher.start(task);
+  } catch (error) {
+    deps.logger.error({ err: error, taskId: task.taskId }, 'could not start workflow');
+    await failTask(deps.prisma, task.taskId, 50301);
+  }
+}
+
+/** GET tasks_ready: finished, uncollected task_post tasks, oldest first, at most 1,000. */
+export async function tasksReady(deps: ProductTaskDeps, account: AuthAccount, startedAt: number): Promise<Envelope> {
+  const rows = await deps.prisma.task.findMany({
+    where: { accountId: account.id, endpoint: 'task_post', collectedAt: null, completedAt: { not: null }, expiresAt: { gt: new Date() } },
+    orderBy: [{ completedAt: 'asc' }, { id: 'asc' }],
+    take: 1000,
+    select: { id: true, asin: true, marketplace: true, tag: true, statusCode: true, createdAt: true, completedAt: true },
+  });
+  const result = rows.map((r) => ({
+    id: r.id,
+    asin: r.asin,
+    marketplace: r.marketplace,
+    tag: r.tag,
+    status_code: r.statusCode,
+    date_posted: r.createdAt.toISOString(),
+    date_completed: r.completedAt!.toISOString(),
+    endpoint: `/v1/retail/product/task_get/${r.id}`,
+  }));
+  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: [...API_PREFIX, 'tasks_ready'], data: { api: 'retail', function: 'tasks_ready' }, result });
+  return envelope(startedAt, [task]);
+}
+
+/**
+ * GET task_get/{id}: the task's Product when finished (first call marks it collected);
+ * 40401 while running; 40402 / 50301 when failed; unknown id → HTTP 404 / 40400.
+ */
+export async function taskGet(deps: ProductTaskDeps, account: AuthAccount, id: string, startedAt: number): Promise<Envelope> {
+  if (!isUuid(id)) throw new AppError('NOT_FOUND');
+  const task = await deps.prisma.task.findFirst({
+    where: { id: id.toLowerCase(), accountId: account.id, expiresAt: { gt: new Date() } },
+    include: { observation: true },
+  });
+  if (!task) throw new AppError('NOT_FOUND');
+  const path = [...API_PREFIX, 'task_get', task.id];
+  const data = task.data as Record<string, unknown>;
+  if (!task.completedAt) return envelope(startedAt, [taskObject({ id: task.id, code: 40401, startedAt, path, data })]);
+  if (!task.collectedAt) await deps.prisma.task.updateMany({ where: { id: task.id, collectedAt: null }, data: { collectedAt: new Date() } });
+  const result = task.statusCode === 20000 && task.observation ? [toProduct(task.observation)] : null;
+  return envelope(startedAt, [taskObject({ id: task.id, code: task.statusCode, message: task.statusMessage, startedAt, path, data, result })]);
+}

@@ -1,0 +1,72 @@
+/**
+ * Observations: storing a parsed Product and turning stored rows back into API Products.
+ */
+import type { PrismaClient } from './db/prisma.js';
+import type { Product, Bsr, Variant } from './product.js';
+
+/** A stored observation row as Prisma returns it. */
+type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
+
+/** Stores one observation and returns its id (history carries ids, never HTML). */
+export async function storeObservation(prisma: PrismaClient, product: Product, subscriptionId?: number): Promise<bigint> {
+  const row = await prisma.observation.create({
+    data: {
+      asin: product.asin,
+      marketplace: product.marketplace,
+      observedAt: new Date(product.observed_at),
+      status: product.status,
+      url: product.url,
+      title: product.title,
+      byline: product.byline,
+      variant: product.variant,
+      variants: product.variants as unknown as object[],
+      priceAmount: product.price ? String(product.price.amount) : null,
+      priceCurrency: product.price?.currency ?? null,
+      bsr: product.bsr ? (product.bsr as unknown as object) : undefined,
+      bsrRank: product.bsr?.rank ?? null,
+      rating: product.rating === null ? null : String(product.rating),
+      ratingsCount: product.ratings_count,
+      imageUrl: product.image_url,
+      details: product.details,
+      parserVersion: product.parser_version,
+      subscriptionId: subscriptionId ?? null,
+    },
+    select: { id: true },
+  });
+  return row.id;
+}
+
+/** Converts a stored row to the API's Product (api-spec.md "Product"); every field present. */
+export function toProduct(row: ObservationRow): Product {
+  return {
+    asin: row.asin,
+    marketplace: row.marketplace,
+    url: row.url,
+    observed_at: row.observedAt.toISOString(),
+    status: row.status as Product['status'],
+    title: row.title,
+    byline: (row.byline as string[] | null) ?? [],
+    variant: row.variant,
+    variants: (row.variants as Variant[] | null) ?? [],
+    price: row.priceAmount !== null && row.priceCurrency ? { amount: Number(row.priceAmount), currency: row.priceCurrency } : null,
+    bsr: (row.bsr as Bsr | null) ?? null,
+    rating: row.rating === null ? null : Number(row.rating),
+    ratings_count: row.ratingsCount,
+    image_url: row.imageUrl,
+    details: (row.details as Record<string, string> | null) ?? {},
+    parser_version: row.parserVersion,
+  };
+}
+
+/** The newest observation of a product not older than `maxAgeMs`, or null. */
+export async function findFreshObservation(
+  prisma: PrismaClient,
+  asin: string,
+  marketplace: string,
+  maxAgeMs: number,
+): Promise<ObservationRow | null> {
+  return prisma.observation.findFirst({
+    where: { asin, marketplace, observedAt: { gte: new Date(Date.now() - maxAgeMs) } },
+    orderBy: { observedAt: 'desc' },
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The embedded Temporal: the CLI dev server (`temporal server start-dev`) with its SQLite file in
+ * DATA_DIR and the Web UI on 8233 (operations-contract.md).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import getPort from 'get-port';
+import { findTemporalCli } from './cli.js';
+
+/** A running dev server. `address` is `host:port` of the frontend; `uiUrl` the Web UI, if enabled. */
+export interface TemporalDevServer {
+  address: string;
+  uiUrl: string | null;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  /** SQLite file; omitted → in-memory (tests). */
+  dbFile?: string;
+  /** Frontend port; omitted → 7233 if free, else any free port. */
+  port?: number;
+  /** Web UI port; `false` disables the UI. Default 8233 if free, else any free port. */
+  uiPort?: number | false;
+  namespace?: string;
+  cliPath?: string;
+  /** Where the server's output goes; default DATA_DIR-less: discarded. */
+  logFile?: string;
+}
+
+/**
+ * Starts the dev server and waits until its frontend answers (up to 60 s).
+ * @throws when the CLI is missing or the server does not come up.
+ */
+export async function startTemporalDevServer(options: DevServerOptions = {}): Promise<TemporalDevServer> {
+  const cli = findTemporalCli(options.cliPath);
+  const port = options.port ?? (await getPort({ port: 7233 }));
+  const uiPort = options.uiPort === false ? undefined : (options.uiPort ?? (await getPort({ port: 8233 })));
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
+  if (options.dbFile) {
+    fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  if (uiPort === undefined) args.push('--headless');
+  else args.push('--ui-port', String(uiPort));
+  let output: number | 'ignore' = 'ignore';
+  if (options.logFile) {
+    fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
+    output = fs.openSync(options.logFile, 'a');
+  }
+  const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', output, output] });
+  let exited = false;
+  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  const address = `127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error(`temporal dev server exited at start (${cli} ${args.join(' ')})${options.logFile ? `; see ${options.logFile}` : ''}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`temporal dev server did not answer on ${address} within 60 s`, { cause: error });
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  return {
+    address,
+    uiUrl: uiPort === undefined ? null : `http://127.0.0.1:${uiPort}`,
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exitPromise;
+      clearTimeout(timer);
+    },
+  };
+}

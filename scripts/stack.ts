@@ -1,0 +1,66 @@
+/**
+ * The whole service in one process on embedded defaults (operations-contract.md): database
+ * (DATABASE_URL or PGlite), Temporal (TEMPORAL_ADDRESS or the CLI dev server), the worker with its
+ * browser grid, and the API. Used by `npm start` and by the end-to-end tests.
+ */
+import path from 'node:path';
+import type { Config } from '../core/config.js';
+import { openDatabase, type Database } from '../core/db/database.js';
+import type { Logger } from '../core/logger.js';
+import { startTemporalDevServer, type TemporalDevServer } from '../core/temporal/dev-server.js';
+import { startApiServer, type ApiServer } from '../api/server.js';
+import { startWorker, type RunningWorker } from '../worker/main.js';
+
+export interface Stack {
+  config: Config;
+  db: Database;
+  api: ApiServer;
+  worker: RunningWorker;
+  temporalAddress: string;
+  /** Temporal Web UI of the embedded dev server, when one was started with a UI. */
+  temporalUiUrl: string | null;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Web UI port of the embedded Temporal dev server; `false` disables it. Default 8233 if free. */
+  temporalUiPort?: number | false;
+  /** Keep the embedded Temporal history in DATA_DIR (default true; tests use memory). */
+  persistTemporal?: boolean;
+}
+
+/** Starts every part; on failure stops what was already started, then rethrows. */
+export async function startStack(config: Config, logger: Logger, options: StackOptions = {}): Promise<Stack> {
+  const started: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of started.reverse()) await stop().catch((error) => logger.error({ err: error }, 'stop failed'));
+  };
+  try {
+    const db: Database = await openDatabase(config, { migrate: true });
+    started.push(() => db.close());
+    let devServer: TemporalDevServer | undefined;
+    if (!config.TEMPORAL_ADDRESS) {
+      devServer = await startTemporalDevServer({
+        dbFile: options.persistTemporal === false ? undefined : path.join(config.DATA_DIR, 'temporal.db'),
+        uiPort: options.temporalUiPort,
+        namespace: config.TEMPORAL_NAMESPACE,
+        cliPath: config.TEMPORAL_CLI_PATH,
+        logFile: path.join(config.DATA_DIR, 'temporal.log'),
+      });
+      started.push(() => devServer!.stop());
+    }
+    const temporalAddress = config.TEMPORAL_ADDRESS ?? devServer!.address;
+    const worker = await startWorker({ config, prisma: db.prisma, temporalAddress, logger });
+    started.push(() => worker.stop());
+    const api = await startApiServer({ config, prisma: db.prisma, temporalAddress, logger });
+    started.push(() => api.stop());
+    let stopping: Promise<void> | undefined;
+    return {
+      config, db, api, worker, temporalAddress, temporalUiUrl: devServer?.uiUrl ?? null,
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * `npm start`: the whole service on embedded defaults, in the foreground; Ctrl-C stops everything
+ * it started (operations-contract.md "Commands").
+ */
+import { loadConfig } from '../core/config.js';
+import { createLogger } from '../core/logger.js';
+import { startStack } from './stack.js';
+
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL);
+const t0 = performance.now();
+const stack = await startStack(config, logger);
+logger.info(
+  {
+    api: stack.api.url,
+    database: stack.db.embedded ? `embedded PGlite in ${config.DATA_DIR}/pglite` : 'DATABASE_URL',
+    temporal: stack.temporalAddress,
+    temporal_ui: stack.temporalUiUrl,
+    source: config.RETAIL_SOURCE_ORIGIN ?? 'the live marketplaces',
+    startup_ms: Math.round(performance.now() - t0),
+  },
+  `retail-data-api listening on ${stack.api.url}`,
+);
+for (const line of config.WEBHOOK_ALLOWLIST) logger.warn({ host: line }, 'WEBHOOK_ALLOWLIST exempts this host from the private-address rule (local testing only)');
+
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping');
+  await stack.stop();
+  process.exit(0);
+};
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,88 @@
+/**
+ * The source read: fetch the page through the browser grid, decide the page kind, parse, store the
+ * observation. HTML never leaves this activity; it returns the observation id.
+ */
+import { Context, ApplicationFailure } from '@temporalio/activity';
+import type { Logger } from '../../core/logger.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
+import { storeObservation } from '../../core/observations.js';
+import type { Product } from '../../core/product.js';
+import { decodePage, parseProductPage, PARSER_VERSION } from '../parser/index.js';
+import { SOURCE_BLOCKED, SOURCE_UNAVAILABLE, type ReadProductResult } from '../../workflows/messages.js';
+
+/** One page as the browser grid returned it. */
+export interface SourcePage {
+  httpStatus: number;
+  bytes: Uint8Array;
+  contentType?: string;
+  requestedUrl: string;
+  loadMs: number;
+}
+
+/** What the activity needs of the browser grid. */
+export interface ProductPageSource {
+  read(request: { marketplace: Marketplace; asin: string; signal?: AbortSignal }): Promise<SourcePage>;
+}
+
+export interface ProductReadDeps {
+  prisma: PrismaClient;
+  source: ProductPageSource;
+  logger: Logger;
+}
+
+/** Builds a not_found Product: every other field null/empty (product-page-contract.md). */
+function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: string): Product {
+  return {
+    asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
+    status: 'not_found', title: null, byline: [], variant: null, variants: [], price: null, bsr: null,
+    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: PARSER_VERSION,
+  };
+}
+
+/**
+ * Creates the `readProductPage` activity.
+ * Throws a retryable ApplicationFailure (`SourceBlocked`) for robot checks, error pages and degraded
+ * pages, and `SourceUnavailable` for transport failures; a 404 or not-found page is an observation.
+ */
+export function createProductReadActivities({ prisma, source, logger }: ProductReadDeps) {
+  return {
+    async readProductPage(input: { asin: string; marketplace: string }): Promise<ReadProductResult> {
+      const marketplace = resolveMarketplace(input.marketplace);
+      if (!marketplace) throw ApplicationFailure.nonRetryable(`unknown marketplace ${input.marketplace}`, 'BadInput');
+      const asin = input.asin.toUpperCase();
+      const ctx = Context.current();
+      const heartbeat = setInterval(() => ctx.heartbeat(), 2_000);
+      let page: SourcePage;
+      try {
+        page = await source.read({ marketplace, asin, signal: ctx.cancellationSignal });
+      } catch (error) {
+        if (ctx.cancellationSignal.aborted) throw error;
+        throw ApplicationFailure.retryable(`source read failed: ${(error as Error).message}`, SOURCE_UNAVAILABLE);
+      } finally {
+        clearInterval(heartbeat);
+      }
+      const observedAt = new Date().toISOString();
+      const log = logger.child({ asin, marketplace: marketplace.code, httpStatus: page.httpStatus, loadMs: page.loadMs });
+      const html = decodePage(page.bytes, page.contentType);
+      const parsed = parseProductPage(html, marketplace);
+      if (page.httpStatus === 404 || parsed.kind === 'not_found') {
+        const id = await storeObservation(prisma, notFoundProduct(marketplace, asin, observedAt));
+        log.info('product not found');
+        return { observationId: id.toString(), status: 'not_found' };
+      }
+      if (parsed.kind !== 'product' || page.httpStatus >= 400) {
+        const reason = parsed.kind === 'product' ? `HTTP ${page.httpStatus}` : `${parsed.kind}: ${parsed.reason}`;
+        log.warn({ reason }, 'source read blocked');
+        throw ApplicationFailure.retryable(`source blocked (${reason})`, SOURCE_BLOCKED);
+      }
+      const product: Product = {
+        asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
+        ...parsed.fields, parser_version: PARSER_VERSION,
+      };
+      const id = await storeObservation(prisma, product);
+      log.info({ status: product.status }, 'observation stored');
+      return { observationId: id.toString(), status: product.status };
+    },
+  };
+}

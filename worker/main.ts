@@ -1,0 +1,63 @@
+/**
+ * The worker process: Temporal worker with the browser grid and the database.
+ * `startWorker` is used by `npm start` in-process; running this file starts a standalone worker
+ * (production: `node dist/worker/main.js`).
+ */
+import type { Worker } from '@temporalio/worker';
+import type { Config } from '../core/config.js';
+import type { PrismaClient } from '../core/db/prisma.js';
+import type { Logger } from '../core/logger.js';
+import { BrowserGrid } from './browser/browser-grid.js';
+import { createWorker } from './worker.js';
+
+/** A running worker; `stop()` drains in-flight activities, then closes the browsers. */
+export interface RunningWorker {
+  worker: Worker;
+  grid: BrowserGrid;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger }): Promise<RunningWorker> {
+  const logger = options.logger.child({ component: 'worker' });
+  const grid = await BrowserGrid.fromConfig(options.config, logger.child({ component: 'browser-grid' }));
+  const { worker, connection } = await createWorker({
+    config: options.config,
+    address: options.temporalAddress,
+    deps: { prisma: options.prisma, source: grid, logger },
+  });
+  const running = worker.run();
+  running.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
+  let stopping: Promise<void> | undefined;
+  return {
+    worker,
+    grid,
+    stop() {
+      stopping ??= (async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => undefined);
+        await connection.close();
+        await grid.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}`;
+if (isMain) {
+  const { loadConfig } = await import('../core/config.js');
+  const { createLogger } = await import('../core/logger.js');
+  const { openDatabase } = await import('../core/db/database.js');
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
+    logger.fatal('a standalone worker needs DATABASE_URL and TEMPORAL_ADDRESS (use `npm start` for the embedded defaults)');
+    process.exit(1);
+  }
+  const db = await openDatabase(config);
+  const running = await startWorker({ config, prisma: db.prisma, temporalAddress: config.TEMPORAL_ADDRESS, logger });
+  logger.info('worker running');
+  const shutdown = async () => { await running.stop(); await db.close(); process.exit(0); };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

@@ -1,0 +1,2 @@
+/** Every workflow the worker registers (workflowsPath points here). */
+export { productTask } from './product-task.js';

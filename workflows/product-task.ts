@@ -1,0 +1,38 @@
+/**
+ * productTask: one workflow per task (workflowId = task id). Reads the product page through the
+ * browser grid (retrying blocked/unavailable reads), stores the observation and completes the task;
+ * when every attempt fails the task fails with 50301 and is refunded (api-spec.md "Task lifecycle").
+ */
+import { ActivityFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../worker/activities/index.js';
+import type { ProductTaskInput, ProductTaskOutcome } from './messages.js';
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', maximumAttempts: 20 },
+});
+
+export async function productTask(input: ProductTaskInput): Promise<ProductTaskOutcome> {
+  const { readProductPage } = proxyActivities<Activities>({
+    startToCloseTimeout: input.budgetMs ?? '90s',
+    ...(input.budgetMs ? { scheduleToCloseTimeout: input.budgetMs } : {}),
+    heartbeatTimeout: '15s',
+    retry: {
+      initialInterval: input.retryInitialMs,
+      backoffCoefficient: 2,
+      maximumAttempts: input.readAttempts,
+    },
+  });
+  await bookkeeping.markTaskRunning({ taskId: input.taskId });
+  try {
+    const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace });
+    const statusCode = await bookkeeping.completeTask({ taskId: input.taskId, observationId: read.observationId });
+    return { taskId: input.taskId, statusCode, observationId: read.observationId };
+  } catch (error) {
+    if (!(error instanceof ActivityFailure) && !isCancellation(error)) throw error;
+    // Source blocked, unavailable, too slow, or the live budget ran out: 50301, not charged.
+    await CancellationScope.nonCancellable(() => bookkeeping.failTask({ taskId: input.taskId, code: 50301 }));
+    if (isCancellation(error)) throw error;
+    return { taskId: input.taskId, statusCode: 50301, observationId: null };
+  }
+}
