@@ -11,6 +11,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** True when a PostgreSQL server answers at `url` within 2 s. */
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
@@ -52,6 +61,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   // Another process of this service (e.g. `npm start` while the admin CLI runs) already serves
   // this data directory: PGlite allows one process per directory, so talk to that server.
   if (fs.existsSync(socketPath) && (await answers(url))) return { url, stop: async () => undefined };
+  // Two PGlite instances on one directory would corrupt it: refuse while the owner is alive.
+  const pidFile = path.join(dataDir, 'pglite.pid');
+  const owner = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : NaN);
+  if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+    throw new Error(`the embedded database in ${dbDir} belongs to process ${owner}, which does not answer on ${socketPath}`);
+  }
+  fs.writeFileSync(pidFile, String(process.pid));
   fs.rmSync(socketPath, { force: true });
   const db = await PGlite.create({ dataDir: dbDir });
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 });
@@ -65,6 +81,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       await server.stop();
       await db.close();
       fs.rmSync(socketPath, { force: true });
+      fs.rmSync(pidFile, { force: true });
     },
   };
 }

@@ -8,17 +8,10 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { storeObservation } from '../../core/observations.js';
 import type { Product } from '../../core/product.js';
+import type { SourcePage } from '../browser/browser-grid.js';
+import { BrowserGridError } from '../browser/errors.js';
 import { decodePage, parseProductPage, PARSER_VERSION } from '../parser/index.js';
 import { SOURCE_BLOCKED, SOURCE_UNAVAILABLE, type ReadProductResult } from '../../workflows/messages.js';
-
-/** One page as the browser grid returned it. */
-export interface SourcePage {
-  httpStatus: number;
-  bytes: Uint8Array;
-  contentType?: string;
-  requestedUrl: string;
-  loadMs: number;
-}
 
 /** What the activity needs of the browser grid. */
 export interface ProductPageSource {
@@ -58,7 +51,9 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
         page = await source.read({ marketplace, asin, signal: ctx.cancellationSignal });
       } catch (error) {
         if (ctx.cancellationSignal.aborted) throw error;
-        throw ApplicationFailure.retryable(`source read failed: ${(error as Error).message}`, SOURCE_UNAVAILABLE);
+        const message = `source read failed: ${(error as Error).message}`;
+        if (error instanceof BrowserGridError && !error.retryable) throw ApplicationFailure.nonRetryable(message, SOURCE_UNAVAILABLE);
+        throw ApplicationFailure.retryable(message, SOURCE_UNAVAILABLE);
       } finally {
         clearInterval(heartbeat);
       }

@@ -1,0 +1,143 @@
+/**
+ * One browser of the grid: a remote Chromium reached over CDP, or a local headless Chromium this
+ * process launched. Connects lazily and again after a disconnect or crash.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Logger } from 'pino';
+
+/** Flags for a locally launched Chromium on a machine without network egress to Google services. */
+export const LOCAL_CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+] as const;
+
+/** Where a slot's browser comes from. */
+export type BrowserSource =
+  /** A CDP endpoint: `ws://…/devtools/browser/<id>`, or `http://host:port` (resolved via /json/version). */
+  | { kind: 'connect'; endpoint: string }
+  /** A local headless Chromium launched from this binary, with a fresh temporary profile. */
+  | { kind: 'launch'; chromePath: string };
+
+/** Options shared by every slot. */
+export interface BrowserSlotOptions {
+  /** Time limit of one CDP call, ms. */
+  protocolTimeoutMs: number;
+  logger: Logger;
+}
+
+/** A lazily (re)connected browser plus the number of reads running on it. */
+export class BrowserSlot {
+  /** Reads currently using this browser (maintained by the grid). */
+  active = 0;
+  /** After a failed connect/launch the slot is avoided until this time (epoch ms) if others are usable. */
+  avoidUntil = 0;
+  private browser: Browser | undefined;
+  private pending: Promise<Browser> | undefined;
+  private userDataDir: string | undefined;
+  private userAgent: string | undefined;
+  private closed = false;
+
+  constructor(
+    readonly source: BrowserSource,
+    private readonly options: BrowserSlotOptions,
+  ) {}
+
+  /** `local` or the endpoint, for logs and stats. */
+  get label(): string {
+    return this.source.kind === 'launch' ? 'local' : this.source.endpoint;
+  }
+
+  /** True while a browser is connected. */
+  get connected(): boolean {
+    return this.browser?.connected ?? false;
+  }
+
+  /** Process id of a locally launched browser. */
+  get pid(): number | undefined {
+    return this.browser?.process()?.pid;
+  }
+
+  /** The connected browser, connecting or launching it first when needed. */
+  async acquire(): Promise<Browser> {
+    if (this.closed) throw new Error('browser slot closed');
+    if (this.browser?.connected) return this.browser;
+    this.pending ??= this.open().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  /** The browser's user agent with `HeadlessChrome` replaced by `Chrome`. */
+  async headfulUserAgent(browser: Browser): Promise<string> {
+    this.userAgent ??= (await browser.userAgent()).replace('HeadlessChrome', 'Chrome');
+    return this.userAgent;
+  }
+
+  /** Disconnects from a remote browser or closes a local one (and deletes its profile). Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = this.browser ?? (await this.pending?.catch(() => undefined));
+    this.browser = undefined;
+    if (!browser) return;
+    try {
+      if (this.source.kind === 'connect') await browser.disconnect();
+      else await browser.close();
+    } catch (error) {
+      this.options.logger.warn({ err: error, browser: this.label }, 'closing browser failed');
+      browser.process()?.kill('SIGKILL');
+    }
+    await this.removeProfile();
+  }
+
+  private async open(): Promise<Browser> {
+    await this.removeProfile();
+    const browser = this.source.kind === 'connect' ? await this.connect(this.source.endpoint) : await this.launch(this.source.chromePath);
+    if (this.closed) {
+      await (this.source.kind === 'connect' ? browser.disconnect() : browser.close()).catch(() => undefined);
+      throw new Error('browser slot closed');
+    }
+    this.browser = browser;
+    this.userAgent = undefined;
+    browser.once('disconnected', () => {
+      if (this.browser === browser) this.browser = undefined;
+      if (!this.closed) this.options.logger.warn({ browser: this.label }, 'browser disconnected; reconnecting on the next read');
+      browser.process()?.kill('SIGKILL');
+    });
+    this.options.logger.info({ browser: this.label, pid: browser.process()?.pid }, 'browser ready');
+    return browser;
+  }
+
+  private connect(endpoint: string): Promise<Browser> {
+    const target = /^https?:\/\//i.test(endpoint) ? { browserURL: endpoint } : { browserWSEndpoint: endpoint };
+    return puppeteer.connect({ ...target, defaultViewport: null, protocolTimeout: this.options.protocolTimeoutMs });
+  }
+
+  private async launch(chromePath: string): Promise<Browser> {
+    this.userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'retail-chromium-'));
+    return puppeteer.launch({
+      executablePath: chromePath,
+      headless: true,
+      args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`],
+      defaultViewport: null,
+      protocolTimeout: this.options.protocolTimeoutMs,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+  }
+
+  private async removeProfile(): Promise<void> {
+    const dir = this.userDataDir;
+    this.userDataDir = undefined;
+    if (dir) await fs.rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  }
+}

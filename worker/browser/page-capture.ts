@@ -1,0 +1,110 @@
+/**
+ * Navigates one page and captures the main document exactly as the server sent it.
+ *
+ * `HTTPResponse.buffer()` is not enough: Chromium re-encodes text bodies it decoded (a Shift_JIS
+ * page comes back as UTF-8, puppeteer#6478). So the page's own CDP session pauses the main
+ * document at the Fetch domain's Response stage, takes the raw body (`Fetch.getResponseBody`,
+ * base64 of the bytes on the wire) and lets it continue. The same handler blocks resource types
+ * we never need and, in replay mode, every other origin.
+ */
+import type { Page, Protocol } from 'puppeteer-core';
+
+/** Resource types that are never loaded (CDP `Network.ResourceType`). */
+export const BLOCKED_RESOURCE_TYPES: ReadonlySet<string> = new Set(['Image', 'Media', 'Font', 'Stylesheet']);
+
+/** What {@link capturePage} needs. */
+export interface CaptureOptions {
+  url: string;
+  /** Navigation time limit, ms. */
+  timeoutMs: number;
+  /** When set, requests to any other origin are blocked. */
+  allowedOrigin?: string;
+}
+
+/** The main document as received. */
+export interface CapturedDocument {
+  status: number;
+  bytes: Uint8Array;
+  contentType?: string;
+}
+
+function header(headers: Protocol.Fetch.HeaderEntry[] | undefined, name: string): string | undefined {
+  return headers?.find((h) => h.name.toLowerCase() === name)?.value;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Navigates `page` to `options.url` (`waitUntil: 'domcontentloaded'`) and returns the main
+ * document's status, raw bytes and content type. Errors are puppeteer's (timeout, net::ERR_…,
+ * target closed); the caller classifies them.
+ */
+export async function capturePage(page: Page, options: CaptureOptions): Promise<CapturedDocument> {
+  const cdp = await page.createCDPSession();
+  const { frameTree } = await cdp.send('Page.getFrameTree');
+  const mainFrameId = frameTree.frame.id;
+  let captured: Promise<CapturedDocument> | undefined;
+
+  const onPaused = async (event: Protocol.Fetch.RequestPausedEvent): Promise<void> => {
+    const { requestId } = event;
+    const responseStage = event.responseStatusCode !== undefined || event.responseErrorReason !== undefined;
+    if (!responseStage) {
+      const blocked =
+        BLOCKED_RESOURCE_TYPES.has(event.resourceType) ||
+        (options.allowedOrigin !== undefined && originOf(event.request.url) !== options.allowedOrigin);
+      await (blocked
+        ? cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
+        : cdp.send('Fetch.continueRequest', { requestId }));
+      return;
+    }
+    const status = event.responseStatusCode;
+    const isRedirect = status !== undefined && status >= 300 && status < 400 && header(event.responseHeaders, 'location') !== undefined;
+    if (!captured && status !== undefined && !isRedirect && event.frameId === mainFrameId) {
+      const contentType = header(event.responseHeaders, 'content-type');
+      captured = cdp.send('Fetch.getResponseBody', { requestId }).then(({ body, base64Encoded }) => ({
+        status,
+        bytes: new Uint8Array(Buffer.from(body, base64Encoded ? 'base64' : 'utf8')),
+        ...(contentType !== undefined && { contentType }),
+      }));
+      // Continue only once the body is taken; a failure surfaces through `captured`.
+      await captured.catch(() => undefined);
+    }
+    await cdp.send('Fetch.continueRequest', { requestId });
+  };
+
+  cdp.on('Fetch.requestPaused', (event) => {
+    // The session dies with the page; a late failure here has nothing left to affect.
+    onPaused(event).catch(() => undefined);
+  });
+  await cdp.send('Fetch.enable', {
+    patterns: [
+      { urlPattern: '*', requestStage: 'Request' },
+      { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+    ],
+  });
+
+  let response;
+  try {
+    response = await page.goto(options.url, { waitUntil: 'domcontentloaded', timeout: options.timeoutMs });
+  } catch (error) {
+    // The document arrived but the page never reached DOMContentLoaded (a stalled script, a script
+    // that navigated away): the bytes are what we read, so they still count.
+    if (captured) return await captured.catch(() => Promise.reject(error));
+    throw error;
+  }
+  if (captured) return await captured;
+  // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.
+  if (!response) throw new Error(`navigation to ${options.url} produced no response`);
+  const contentType = response.headers()['content-type'];
+  return {
+    status: response.status(),
+    bytes: await response.content(),
+    ...(contentType !== undefined && { contentType }),
+  };
+}
