@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // Tests read loosely typed JSON responses.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
     // Workflows run in Temporal's deterministic sandbox: no Node built-ins, no database,
     // no browser, and every promise awaited (samples hello-world/.eslintrc.js).
     files: ['workflows/**/*.ts'],

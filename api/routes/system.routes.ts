@@ -34,7 +34,7 @@ export function systemRoutes(prisma: PrismaClient): Router<AppState> {
   });
 
   router.get('/ready', async (ctx) => {
-    let database = false;
+    let database: boolean;
     let pending: string[] = [];
     try {
       pending = await pendingMigrations(prismaQueryable(prisma));
