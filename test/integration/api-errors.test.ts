@@ -114,7 +114,7 @@ describe('request-level errors', () => {
   });
 
   it('missing, malformed or mismatched authentication → 401 / 40100', async () => {
-    for (const headers of [{}, { authorization: 'Token abc' }, { authorization: `Basic ${Buffer.from(`someone:${rich.api_key}`).toString('base64')}` }, { authorization: 'Bearer rda_live_wrong' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Token abc' }, { authorization: `Basic ${Buffer.from(`someone:${rich.api_key}`).toString('base64')}` }, { authorization: 'Bearer rda_live_wrong' }]) {
       const res = await fetch(`${baseUrl}/v1/retail/product/tasks_ready`, { headers });
       expect(res.status).toBe(401);
       expectEnvelope(await res.json(), 40100);
