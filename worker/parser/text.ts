@@ -3,7 +3,7 @@
 const MARKS = /[\u200e\u200f\u200b\ufeff\u202a-\u202e\u2066-\u2069]/g;
 
 /** Inline elements: their boundaries do not separate words. Every other element counts as a block boundary. */
-const INLINE = new Set([
+export const INLINE_TAGS: ReadonlySet<string> = new Set([
   'A', 'ABBR', 'B', 'BDI', 'BDO', 'BIG', 'CITE', 'CODE', 'EM', 'FONT', 'I', 'IMG', 'KBD', 'LABEL', 'MARK', 'NOBR',
   'Q', 'S', 'SAMP', 'SMALL', 'SPAN', 'STRIKE', 'STRONG', 'SUB', 'SUP', 'TIME', 'TT', 'U', 'VAR', 'WBR',
 ]);
@@ -31,7 +31,7 @@ export function rawText(node: Node, exclude?: (el: Element) => boolean): string 
       out.push(' ');
       return;
     }
-    const block = tag !== '' && !INLINE.has(tag);
+    const block = tag !== '' && !INLINE_TAGS.has(tag);
     if (block) out.push(' ');
     for (let c = n.firstChild; c; c = c.nextSibling) walk(c);
     if (block) out.push(' ');
@@ -43,11 +43,6 @@ export function rawText(node: Node, exclude?: (el: Element) => boolean): string 
 /** Cleaned text of a node (`clean(rawText(node))`). */
 export function textOf(node: Node | null | undefined, exclude?: (el: Element) => boolean): string {
   return node ? clean(rawText(node, exclude)) : '';
-}
-
-/** True when the element or an ancestor is hidden by an inline `display:none` (folded names still count, so use sparingly). */
-export function isInside(el: Element, ancestor: Element): boolean {
-  return ancestor.contains(el);
 }
 
 /** Details key: label without trailing colon, lower-cased, runs of non-letter/mark/digit characters -> `_`, trimmed of `_`. */

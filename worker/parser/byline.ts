@@ -1,0 +1,71 @@
+/** `byline`: contributor names or the brand under the title (product-page-contract.md "byline"). */
+import { BRAND_WRAPPERS } from './locale.js';
+import { clean, textOf } from './text.js';
+
+/** Longest wrappers first, so `Visite a loja da X` wins over `Visite a loja X`. */
+const WRAPPERS = [...BRAND_WRAPPERS].sort((a, b) => b[0].length + b[1].length - (a[0].length + a[1].length));
+
+/** Removes a localized store/brand wrapper (`Visit the X Store` -> `X`, `Marke: X` -> `X`). */
+export function unwrapBrand(text: string): string {
+  const t = clean(text);
+  const lower = t.toLowerCase();
+  for (const [prefix, suffix] of WRAPPERS) {
+    if (lower.startsWith(prefix) && lower.endsWith(suffix) && lower.length > prefix.length + suffix.length) {
+      return clean(t.slice(prefix.length, t.length - suffix.length));
+    }
+  }
+  return t;
+}
+
+/** Strips a trailing role (`Brian W. Kernighan (Author)` -> `Brian W. Kernighan`) and separators. */
+export function stripRole(name: string): string {
+  return clean(clean(name).replace(/(?:\s*\([^()]*\)\s*,?)+$/u, '').replace(/[,、]\s*$/, ''));
+}
+
+function contributorName(author: Element): string {
+  const named = author.querySelector('a.contributorNameID');
+  if (named) return textOf(named);
+  for (const a of author.querySelectorAll('a')) {
+    if (a.closest('.a-popover-preload, .contribution')) continue;
+    const t = textOf(a);
+    if (t) return t;
+  }
+  return textOf(author, (el) => el.matches('.contribution, .a-popover-preload'));
+}
+
+/** Reads the byline names in page order, each once. */
+export function readByline(doc: Document): string[] {
+  const names: string[] = [];
+  const add = (n: string): void => {
+    const v = stripRole(n);
+    if (v && !names.includes(v)) names.push(v);
+  };
+  const box = doc.querySelector('#bylineInfo') ?? doc.querySelector('#byline');
+  if (box) {
+    const authors = box.querySelectorAll('.author');
+    if (authors.length) {
+      for (const a of authors) add(contributorName(a));
+      return names;
+    }
+    const link = box.matches('a') ? box : box.querySelector('a');
+    const t = link ? textOf(link) : '';
+    if (t) add(unwrapBrand(t));
+    else {
+      // A brand line without a link counts only when it carries a known wrapper (`Brand: X`).
+      const whole = textOf(box);
+      const unwrapped = unwrapBrand(whole);
+      if (unwrapped !== whole) add(unwrapped);
+    }
+    return names;
+  }
+  const brand = doc.querySelector('#brand, #bylineInfo_feature_div a');
+  if (brand && textOf(brand)) {
+    add(unwrapBrand(textOf(brand)));
+    return names;
+  }
+  // 2008-era layout: author links right after the title heading.
+  const title = doc.querySelector('#btAsinTitle');
+  const buying = title?.closest('.buying');
+  if (buying) for (const a of buying.querySelectorAll('a[href*="field-author"]')) add(textOf(a));
+  return names;
+}

@@ -1,0 +1,89 @@
+/** `details`: label/value pairs of the product-details sections (product-page-contract.md "details"). */
+import { isBsrLabel } from './bsr.js';
+import { REVIEW_LABELS, containsAny } from './locale.js';
+import { clean, detailKey, textOf } from './text.js';
+
+/** The product-details containers, in page-priority order. */
+const CONTAINERS = [
+  '#detailBullets_feature_div',
+  '#detail-bullets',
+  '#detail_bullets_id',
+  '[id^="productDetails_techSpec_section_"]',
+  '#productDetails_detailBullets_sections1',
+  '#productDetails_db_sections',
+  '#prodDetails',
+  '#technicalSpecifications_section_1',
+].join(', ');
+
+const BOLD = 'b, strong, .a-text-bold';
+
+function isExcludedLabel(label: string): boolean {
+  return isBsrLabel(label) || containsAny(clean(label).toLowerCase(), REVIEW_LABELS);
+}
+
+/** True when a value cell holds nothing but images (or nothing). */
+function onlyImage(el: Element, text: string): boolean {
+  return text === '' || (text === '' && el.querySelector('img') !== null);
+}
+
+/** Reads one table row as a pair, or null when it is not a pair. */
+function rowPair(tr: Element): [string, string] | null {
+  const cells = [...tr.children].filter((c) => c.tagName === 'TH' || c.tagName === 'TD');
+  if (cells.length !== 2) return null;
+  const label = textOf(cells[0]);
+  const value = textOf(cells[1]);
+  if (!label || onlyImage(cells[1]!, value)) return null;
+  return [label, value];
+}
+
+/** Reads one bullet item as a pair: its first bold label and the rest of its text. */
+function bulletPair(li: Element): [string, string] | null {
+  const bold = li.querySelector(BOLD);
+  if (!bold) return null;
+  const label = textOf(bold);
+  if (!label) return null;
+  const value = clean(textOf(li, (el) => el === bold).replace(/^[:：]\s*/, ''));
+  if (!value) return null;
+  return [label, value];
+}
+
+/** 2008-era layout: the `.bucket` right after the `productDetails` anchor (`<h2>商品の詳細</h2>`). */
+function legacyBucket(doc: Document): Element | null {
+  const anchor = doc.querySelector('a#productDetails, a[name="productDetails"]');
+  for (let el = anchor?.nextElementSibling; el; el = el.nextElementSibling) {
+    const content = el.matches('.bucket') ? el.querySelector('.content') : el.querySelector('.bucket .content');
+    if (content) return content;
+  }
+  return null;
+}
+
+/** Reads every details pair of the page into `{key: value}` (first value of a key wins). */
+export function readDetails(doc: Document): Record<string, string> {
+  const out: Record<string, string> = {};
+  const add = (pair: [string, string] | null): void => {
+    if (!pair) return;
+    const [label, value] = pair;
+    if (isExcludedLabel(label)) return;
+    const key = detailKey(label);
+    if (!key || Object.hasOwn(out, key)) return;
+    out[key] = value;
+  };
+  const containers = [...doc.querySelectorAll(CONTAINERS)];
+  if (containers.length === 0) {
+    const legacy = legacyBucket(doc);
+    if (legacy) containers.push(legacy);
+  }
+  const top = containers.filter((c) => !containers.some((o) => o !== c && o.contains(c)));
+  for (const c of top) {
+    for (const el of c.querySelectorAll('tr, li')) {
+      if (el.tagName === 'TR') {
+        if (el.parentElement?.closest('tr')) continue;
+        add(rowPair(el));
+      } else {
+        if (el.parentElement?.closest('li') && c.contains(el.parentElement.closest('li'))) continue;
+        add(bulletPair(el));
+      }
+    }
+  }
+  return out;
+}

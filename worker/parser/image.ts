@@ -1,0 +1,46 @@
+/** `image_url`: the main product image (product-page-contract.md "image_url"). */
+
+const MAIN = ['#landingImage', '#imgBlkFront', '#ebooksImgBlkFront', '#main-image', '#prodImage', '#original-main-image'];
+
+/** Makes an image URL absolute https; null for `data:` URIs and empty values. */
+function absolute(url: string | null | undefined): string | null {
+  const u = (url ?? '').trim();
+  if (!u || u.startsWith('data:')) return null;
+  if (u.startsWith('//')) return `https:${u}`;
+  if (u.startsWith('http://')) return `https://${u.slice(7)}`;
+  return u.startsWith('https://') ? u : null;
+}
+
+/** The widest entry of a `data-a-dynamic-image` JSON (`{"url":[w,h],...}`). */
+function widest(json: string | null): string | null {
+  if (!json) return null;
+  try {
+    const map = JSON.parse(json) as Record<string, [number, number]>;
+    let best: string | null = null;
+    let bestW = -1;
+    for (const [url, size] of Object.entries(map)) {
+      const w = Array.isArray(size) ? Number(size[0]) : 0;
+      if (w > bestW && absolute(url)) {
+        best = url;
+        bestW = w;
+      }
+    }
+    return absolute(best);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the main image URL. */
+export function readImage(doc: Document): string | null {
+  for (const sel of MAIN) {
+    const img = doc.querySelector(sel);
+    if (!img) continue;
+    const url =
+      absolute(img.getAttribute('data-old-hires')) ??
+      widest(img.getAttribute('data-a-dynamic-image')) ??
+      absolute(img.getAttribute('src'));
+    if (url) return url;
+  }
+  return null;
+}

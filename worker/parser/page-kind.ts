@@ -1,0 +1,36 @@
+/** Page-kind decision, made before any field is read (product-page-contract.md "Page kinds"). */
+import { CAPTCHA_PHRASES, ERROR_PHRASES, NOT_FOUND_PHRASES, containsAny } from './locale.js';
+import { textOf } from './text.js';
+
+/** What kind of page this is; `product` carries the title element. */
+export type PageKind =
+  | { kind: 'product'; title: string }
+  | { kind: 'not_found' }
+  | { kind: 'robot_check' | 'error_page' | 'degraded'; reason: string };
+
+const TITLE_SELECTORS = ['#productTitle', '#ebooksProductTitle', '#btAsinTitle', '#title'];
+
+/** The product title (`#productTitle`, older `#ebooksProductTitle`, `#btAsinTitle`, `#title`), or null. */
+export function readTitle(doc: Document): string | null {
+  for (const sel of TITLE_SELECTORS) {
+    const el = doc.querySelector(sel);
+    const t = el ? textOf(el) : '';
+    if (t) return t;
+  }
+  return null;
+}
+
+/** Decides the page kind from the parsed document. */
+export function decidePageKind(doc: Document): PageKind {
+  const title = readTitle(doc);
+  if (title) return { kind: 'product', title };
+  if (doc.querySelector('form[action*="validateCaptcha"], #captchacharacters'))
+    return { kind: 'robot_check', reason: 'captcha form' };
+  const head = (doc.title ?? '').toLowerCase();
+  const alts = [...doc.querySelectorAll('img[alt]')].map((i) => i.getAttribute('alt') ?? '').join(' ');
+  const body = `${head} ${textOf(doc.body)} ${alts}`.toLowerCase();
+  if (containsAny(body, CAPTCHA_PHRASES)) return { kind: 'robot_check', reason: 'robot check text' };
+  if (containsAny(body, NOT_FOUND_PHRASES)) return { kind: 'not_found' };
+  if (containsAny(body, ERROR_PHRASES)) return { kind: 'error_page', reason: 'something went wrong page' };
+  return { kind: 'degraded', reason: 'no product title' };
+}

@@ -1,0 +1,95 @@
+/** `price`: the featured offer's price to pay (product-page-contract.md "price"). */
+import type { Marketplace } from '../../core/marketplaces.js';
+import type { Price } from '../../core/product.js';
+import { MONEY, TAX_NOTES } from './locale.js';
+import { clean, textOf } from './text.js';
+
+/** Containers of the modern core price block. */
+const CORE = ['#corePrice_feature_div', '#corePriceDisplay_desktop_feature_div', '#corePrice_desktop', '#apex_desktop', '#apex_offerDisplay_desktop'];
+
+/**
+ * Where a price may be read, most specific first. Each entry is a list of selectors; the first entry
+ * that yields at least one readable price text decides (several distinct values -> ambiguous -> null).
+ */
+const SOURCES: readonly string[][] = [
+  CORE.flatMap((c) => [`${c} .priceToPay`, `${c} .apexPriceToPay`]),
+  ['[id^="newAccordionRow"] #corePrice_feature_div .reinventPriceAccordionT2'],
+  ['#priceblock_dealprice'],
+  ['#priceblock_saleprice'],
+  ['#priceblock_ourprice'],
+  ['#kindle-price'],
+  ['#tmmSwatches .a-button-selected .a-color-price'],
+  ['#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price'],
+  ['#price_inside_buybox'],
+  ['.priceLarge', '#actualPriceValue'],
+];
+
+/** Offers that are never the featured new offer. */
+const NOT_FEATURED = '[id*="usedAccordionRow"], #usedBuySection, #usedBuyBox, [id*="tradeIn"], #aod-container';
+
+/** Text of a price element: the screen-reader copy when present, else the visible parts joined tightly. */
+function priceText(el: Element): string {
+  if (!el.matches('.a-price')) return textOf(el);
+  const off = el.querySelector(':scope > .a-offscreen');
+  const t = off ? textOf(off) : '';
+  if (t) return t;
+  const visible = el.querySelector(':scope > [aria-hidden="true"]');
+  if (!visible) return '';
+  const parts = visible.querySelectorAll('.a-price-symbol, .a-price-whole, .a-price-decimal, .a-price-fraction');
+  if (!parts.length) return textOf(visible);
+  return [...parts]
+    .map((p) => (p.matches('.a-price-whole') ? textOf(p, (c) => c.matches('.a-price-decimal')) : textOf(p)).replace(/\s+/g, ''))
+    .join(' ')
+    .replace(/(\d) (?=[.,])|([.,]) (?=\d)/g, '$1$2');
+}
+
+/**
+ * Parses a shown price (`$13.99`, `1.234,56 €`, `R$ 19,90`, `￥ 2,814 (税込)`) in the marketplace's currency.
+ * @returns null for ranges, other currencies, or anything not read with confidence.
+ */
+export function parsePrice(text: string, marketplace: Marketplace): Price | null {
+  const money = MONEY[marketplace.code];
+  let t = clean(text);
+  for (const note of TAX_NOTES) t = t.split(note).join(' ');
+  t = clean(t);
+  const nums = t.match(/\d[\d.,\s\u00a0\u202f]*\d|\d/g);
+  if (!nums || nums.length !== 1) return null; // none, or a range / several amounts
+  const num = nums[0]!.replace(/[\s\u00a0\u202f]+$/, '');
+  const token = clean(t.replace(num, ' ')).toLowerCase();
+  if (!money.tokens.includes(token)) return null;
+  const amount = parseAmount(num, money.decimal);
+  return amount === null ? null : { amount, currency: marketplace.currency };
+}
+
+/** `1.234,56` with decimal `,` -> 1234.56; grouping must be regular, at most 2 decimals. */
+export function parseAmount(num: string, decimal: '.' | ','): number | null {
+  const group = decimal === '.' ? '[,\\s\\u00a0\\u202f]' : '[.\\s\\u00a0\\u202f]';
+  const dec = decimal === '.' ? '\\.' : ',';
+  const indian = decimal === '.' ? '|\\d{1,2}(?:,\\d{2})+,\\d{3}' : '';
+  const re = new RegExp(`^(\\d{1,3}(?:${group}\\d{3})+${indian}|\\d+)(?:${dec}(\\d{1,2}))?$`);
+  const m = re.exec(num.trim());
+  if (!m) return null;
+  const whole = m[1]!.replace(/[^\d]/g, '');
+  const frac = m[2] ?? '';
+  const n = Number(frac ? `${whole}.${frac}` : whole);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Reads the price to pay of the featured offer, or null. */
+export function readPrice(doc: Document, marketplace: Marketplace): Price | null {
+  for (const sels of SOURCES) {
+    const texts: string[] = [];
+    for (const el of doc.querySelectorAll(sels.join(', '))) {
+      if (el.closest(NOT_FEATURED)) continue;
+      const t = priceText(el);
+      if (t) texts.push(t);
+    }
+    if (texts.length === 0) continue;
+    const prices = texts.map((t) => parsePrice(t, marketplace));
+    const first = prices[0];
+    if (!first) return null;
+    if (prices.some((p) => !p || p.amount !== first.amount)) return null;
+    return first;
+  }
+  return null;
+}

@@ -1,0 +1,47 @@
+/** `rating` and `ratings_count` of the product itself (product-page-contract.md "rating", "ratings_count"). */
+import { RATING_JA_PREFIX, RATING_OUT_OF_WORDS } from './locale.js';
+import { clean, parseGroupedInt, textOf } from './text.js';
+
+const OUT_OF = new RegExp(`(\\d(?:[.,]\\d{1,2})?)\\s*(?:${RATING_OUT_OF_WORDS.join('|')})\\s*5(?!\\d)`, 'i');
+const JA = new RegExp(`${RATING_JA_PREFIX}\\s*(\\d(?:[.,]\\d{1,2})?)`);
+
+/** Parses a star phrase (`4.7 out of 5 stars`, `4,6 von 5 Sternen`, `5つ星のうち4.4`); null when absent. */
+export function parseRating(text: string): number | null {
+  const t = clean(text);
+  const m = JA.exec(t) ?? OUT_OF.exec(t);
+  if (!m) return null;
+  const n = Number(m[1]!.replace(',', '.'));
+  return n >= 1 && n <= 5 ? n : null;
+}
+
+/** The product's own review summary block (the first one; carousels are never read). */
+function summary(doc: Document): Element | null {
+  return doc.querySelector('#averageCustomerReviews, #averageCustomerReviews_feature_div, #acrPopover');
+}
+
+/** Reads the average rating of the product. */
+export function readRating(doc: Document): number | null {
+  const box = summary(doc);
+  if (!box) return null;
+  const holders = [box, ...box.querySelectorAll('#acrPopover, .reviewCountTextLinkedHistogram, [title]')];
+  for (const el of holders) {
+    const r = parseRating(el.getAttribute('title') ?? '');
+    if (r !== null) return r;
+  }
+  for (const el of box.querySelectorAll('.a-icon-alt, .a-icon-star, .a-icon-star-mini')) {
+    const r = parseRating(textOf(el));
+    if (r !== null) return r;
+  }
+  return null;
+}
+
+/** Reads the number of ratings shown beside the stars. */
+export function readRatingsCount(doc: Document): number | null {
+  const box = summary(doc);
+  if (!box) return null;
+  const el = box.querySelector('#acrCustomerReviewText') ?? box.querySelector('a[href*="product-reviews"]');
+  if (!el) return null;
+  const t = textOf(el);
+  if (!/\d/.test(t)) return null;
+  return parseGroupedInt(t);
+}
