@@ -3,6 +3,7 @@
  */
 import type { ParameterizedContext } from 'koa';
 import type { RouterContext } from '@koa/router';
+import type { AccountLimits } from '../core/rate-limits.js';
 
 /** The authenticated account as routes see it. */
 export interface AuthAccount {
@@ -10,6 +11,8 @@ export interface AuthAccount {
   login: string;
   plan: string;
   keyId: number;
+  /** Effective per-minute limits (account override, else plan default). */
+  limits: AccountLimits;
 }
 
 export interface AppState {

@@ -3,7 +3,7 @@
  * thrown and turned into envelopes by the error middleware; task-level outcomes are `TaskError`s
  * returned in a task.
  */
-import { STATUS_CODES, statusMessage, type StatusKey } from './status-codes.js';
+import { STATUS_CODES, statusKeyOf, statusMessage, type StatusKey } from './status-codes.js';
 
 /** An error answered at request level: HTTP status and five-digit code from the spec table. */
 export class AppError extends Error {
@@ -24,6 +24,11 @@ export class AppError extends Error {
   /** 40501 naming the field (api-spec.md: "the message names the field"). */
   static invalidField(field: string): AppError {
     return new AppError('INVALID_FIELD', { message: statusMessage(40501, field) });
+  }
+
+  /** The same code and message at request level, with the table's HTTP status. */
+  static fromTaskError(error: TaskError): AppError {
+    return new AppError(statusKeyOf(error.code), { message: error.message });
   }
 }
 

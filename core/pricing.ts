@@ -15,9 +15,18 @@ export interface Rates {
   monitoring: number;
 }
 
+/** Features a plan may lack; using one answers 403 / 40600 (api-spec.md "Errors"). */
+export interface PlanFeatures {
+  /** POST live. */
+  live: boolean;
+  /** task_post priority 2. */
+  highPriority: boolean;
+}
+
 export interface Plan {
   name: string;
   rates: Rates;
+  features: PlanFeatures;
   /** Default requests per minute per account. */
   requestsPerMinute: number;
   /** Default tasks per minute per account. */
@@ -25,15 +34,24 @@ export interface Plan {
 }
 
 export const PLANS: Record<string, Plan> = {
+  basic: {
+    name: 'basic',
+    rates: { task_post: 0.0012, task_post_high: 0.0024, live: 0.004, history: 0.0005, monitoring: 0.001 },
+    features: { live: false, highPriority: false },
+    requestsPerMinute: 120,
+    tasksPerMinute: 1200,
+  },
   standard: {
     name: 'standard',
     rates: { task_post: 0.0015, task_post_high: 0.003, live: 0.004, history: 0.0005, monitoring: 0.001 },
+    features: { live: true, highPriority: true },
     requestsPerMinute: 600,
     tasksPerMinute: 6000,
   },
   business: {
     name: 'business',
     rates: { task_post: 0.001, task_post_high: 0.002, live: 0.003, history: 0.0003, monitoring: 0.0007 },
+    features: { live: true, highPriority: true },
     requestsPerMinute: 2000,
     tasksPerMinute: 20000,
   },

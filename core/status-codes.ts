@@ -39,3 +39,10 @@ export function statusMessage(code: number, field?: string): string {
   if (code === 40501 && field) return `Invalid field: \`${field}\`.`;
   return byCode.get(code)?.status_message ?? 'Internal error.';
 }
+
+/** The table key of a code (for raising a task-level code at request level). */
+export function statusKeyOf(code: number): StatusKey {
+  const key = (Object.keys(STATUS_CODES) as StatusKey[]).find((k) => STATUS_CODES[k].status_code === code);
+  if (!key) throw new Error(`unknown status code ${code}`);
+  return key;
+}

@@ -7,6 +7,8 @@ import type { Middleware } from 'koa';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { AppError } from '../../core/errors.js';
 import { hashApiKey } from '../../core/api-keys.js';
+import type { AccountRateLimits } from '../../core/rate-limits.js';
+import { planOf } from '../../core/pricing.js';
 import type { AppState, AuthAccount } from '../context.js';
 
 /** Resolves the Authorization header to an account; `undefined` when there is no header. */
@@ -27,28 +29,52 @@ export async function authenticate(prisma: PrismaClient, header: string | undefi
   }
   const apiKey = await prisma.apiKey.findUnique({
     where: { keyHash: hashApiKey(key) },
-    select: { id: true, revokedAt: true, account: { select: { id: true, login: true, plan: true, disabled: true } } },
+    select: {
+      id: true,
+      revokedAt: true,
+      account: { select: { id: true, login: true, plan: true, disabled: true, requestsPerMinute: true, tasksPerMinute: true } },
+    },
   });
   if (!apiKey || (login !== undefined && apiKey.account.login !== login)) throw new AppError('AUTH_FAILED');
   if (apiKey.revokedAt) throw new AppError('KEY_REVOKED');
   if (apiKey.account.disabled) throw new AppError('ACCOUNT_DISABLED');
-  return { id: apiKey.account.id, login: apiKey.account.login, plan: apiKey.account.plan, keyId: apiKey.id };
+  const plan = planOf(apiKey.account.plan);
+  return {
+    id: apiKey.account.id,
+    login: apiKey.account.login,
+    plan: apiKey.account.plan,
+    keyId: apiKey.id,
+    limits: {
+      requestsPerMinute: apiKey.account.requestsPerMinute ?? plan.requestsPerMinute,
+      tasksPerMinute: apiKey.account.tasksPerMinute ?? plan.tasksPerMinute,
+    },
+  };
 }
 
-/** Requires authentication (40100 without a header). */
-export function requireAuth(prisma: PrismaClient): Middleware<AppState> {
+/** Task objects a request carries: the elements of a POST array body, none for other requests. */
+function taskCount(body: unknown): number {
+  return Array.isArray(body) ? Math.min(body.length, 100) : 0;
+}
+
+/**
+ * Requires authentication (40100 without a header), then counts the request against the
+ * account's rate limits when `rateLimits` is given (429 / 40202 before anything is charged).
+ */
+export function requireAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits): Middleware<AppState> {
   return async (ctx, next) => {
     const account = await authenticate(prisma, ctx.get('authorization') || undefined);
     if (!account) throw new AppError('AUTH_FAILED');
     ctx.state.account = account;
+    await rateLimits?.consume(account.id, account.limits, taskCount(ctx.request.json));
     await next();
   };
 }
 
-/** Optional authentication: a key, when sent, must be valid and the call is metered. */
-export function optionalAuth(prisma: PrismaClient): Middleware<AppState> {
+/** Optional authentication: a key, when sent, must be valid, and the call is metered and rate limited. */
+export function optionalAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits): Middleware<AppState> {
   return async (ctx, next) => {
     ctx.state.account = await authenticate(prisma, ctx.get('authorization') || undefined);
+    if (ctx.state.account) await rateLimits?.consume(ctx.state.account.id, ctx.state.account.limits, taskCount(ctx.request.json));
     await next();
   };
 }

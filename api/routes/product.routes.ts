@@ -2,15 +2,16 @@
  * Product endpoints under /v1/retail/product (api-spec.md "Product endpoints").
  */
 import { Router } from '@koa/router';
+import type { AccountRateLimits } from '../../core/rate-limits.js';
 import type { AppState } from '../context.js';
 import { requireAuth } from '../middleware/auth.js';
 import { history } from '../services/history.js';
 import { live } from '../services/live.js';
 import { taskGet, taskPost, tasksReady, type ProductTaskDeps } from '../services/product-tasks.js';
 
-export function productRoutes(deps: ProductTaskDeps): Router<AppState> {
+export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLimits): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/retail/product' });
-  router.use(requireAuth(deps.prisma));
+  router.use(requireAuth(deps.prisma, rateLimits));
 
   router.post('/task_post', async (ctx) => {
     const { status, body } = await taskPost(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);

@@ -9,7 +9,7 @@ import { toProduct } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
-import { fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import { failRequestIfNoneValid, fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
 import type { ProductTaskDeps } from './product-tasks.js';
 
 const DAY_MS = 86_400_000;
@@ -19,6 +19,7 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
   const cost = planOf(account.plan).rates.history;
   const path = ['v1', 'retail', 'product', 'history'];
   const tasks: TaskObject[] = [];
+  const errors: (TaskError | undefined)[] = [];
   let payable = 0;
   let paid = 0;
   for (const element of elements) {
@@ -45,12 +46,15 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
         skip: offset,
         take: limit,
       });
+      errors.push(undefined);
       tasks.push(taskObject({ id, code: 20000, startedAt, cost, path, data, result: rows.map(toProduct) }));
     } catch (error) {
       if (!(error instanceof TaskError)) throw error;
+      errors.push(error);
       tasks.push(taskObject({ id, code: error.code, message: error.message, startedAt, path, data }));
     }
   }
   if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
+  failRequestIfNoneValid(errors);
   return envelope(startedAt, tasks);
 }

@@ -17,6 +17,7 @@ import { RETENTION_MS, type ProductTaskDeps } from './product-tasks.js';
 
 export async function live(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
   const [element] = taskArray(body, { exactlyOne: true });
+  if (!planOf(account.plan).features.live) throw new AppError('FEATURE_NOT_AVAILABLE');
   const id = newTaskId();
   const path = ['v1', 'retail', 'product', 'live'];
   const data = { ...element!, api: 'retail', function: 'live' };
@@ -28,8 +29,9 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
     marketplace = readMarketplace(element!).code;
     maxAgeMinutes = readOptional(element!, 'max_age_minutes', fields.maxAgeMinutes, 60);
   } catch (error) {
+    // live carries exactly one task: when it is invalid, no task of the request is (HTTP 400).
     if (!(error instanceof TaskError)) throw error;
-    return envelope(startedAt, [taskObject({ id, code: error.code, message: error.message, startedAt, path, data })]);
+    throw AppError.fromTaskError(error);
   }
   const cost = planOf(account.plan).rates.live;
   const charged = await deps.prisma.$transaction(async (tx) => {

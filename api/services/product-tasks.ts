@@ -12,7 +12,7 @@ import { planOf } from '../../core/pricing.js';
 import { completeTaskFromObservation, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
-import { fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import { failRequestIfNoneValid, fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
 import type { TaskLauncher } from './task-launcher.js';
 
 /** Result retention (api-spec.md "Limits"): 30 days. */
@@ -34,10 +34,13 @@ const API_PREFIX = ['v1', 'retail', 'product'];
  */
 export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<{ status: number; body: Envelope }> {
   const elements = taskArray(body);
-  const rates = planOf(account.plan).rates;
+  const plan = planOf(account.plan);
+  const rates = plan.rates;
+  if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
   const tasks: TaskObject[] = [];
   const toStart: { taskId: string; asin: string; marketplace: string }[] = [];
+  const errors: (TaskError | undefined)[] = [];
   let payable = 0;
   let paid = 0;
   for (const element of elements) {
@@ -52,7 +55,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
       const pingbackUrl = readOptional(element, 'pingback_url', fields.webhookUrl, null);
       payable++;
       const cost = priority === 2 ? rates.task_post_high : rates.task_post;
-      const charged = await deps.prisma.$transaction(async (tx) => {
+      const accepted = await deps.prisma.$transaction(async (tx) => {
         const balance = await tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'task_post' });
         if (balance === null) return false;
         await tx.task.create({
@@ -63,22 +66,28 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
         });
         return true;
       });
-      if (!charged) throw new TaskError(40200);
+      if (!accepted) throw new TaskError(40200);
       paid++;
       const fresh = await findFreshObservation(deps.prisma, asin, marketplace.code, deps.config.REUSE_WINDOW);
+      let charged = cost;
       if (fresh) {
+        // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
         await completeTaskFromObservation(deps.prisma, id, fresh.id);
-        await deps.prisma.task.update({ where: { id }, data: { reused: true } });
+        const done = await deps.prisma.task.update({ where: { id }, data: { reused: true }, select: { cost: true } });
+        charged = Number(done.cost);
       } else {
         toStart.push({ taskId: id, asin, marketplace: marketplace.code });
       }
-      tasks.push(taskObject({ id, code: 20100, startedAt, cost, path, data }));
+      errors.push(undefined);
+      tasks.push(taskObject({ id, code: 20100, startedAt, cost: charged, path, data }));
     } catch (error) {
       if (!(error instanceof TaskError)) throw error;
+      errors.push(error);
       tasks.push(taskObject({ id, code: error.code, message: error.message, startedAt, path, data }));
     }
   }
   if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
+  failRequestIfNoneValid(errors);
   await Promise.all(toStart.map((t) => startOrFail(deps, t)));
   return { status: 200, body: envelope(startedAt, tasks) };
 }

@@ -65,3 +65,17 @@ export const fields = {
   historyOffset: z.number().int().min(0).max(1_000_000),
   day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s)).nullable(),
 };
+
+/** Codes of a task whose fields are wrong (fixed by correcting the request). */
+const FIELD_CODES = new Set([40501, 40502, 40503]);
+
+/**
+ * Mirrors the spec's 402 rule for field errors: when no task of the request is valid, the request
+ * fails as a whole (HTTP 400 with the first task's 40501/40502/40503); otherwise only the invalid
+ * tasks fail, at task level.
+ * @throws AppError when every element failed validation.
+ */
+export function failRequestIfNoneValid(errors: (TaskError | undefined)[]): void {
+  const first = errors[0];
+  if (first && errors.every((e) => e && FIELD_CODES.has(e.code))) throw AppError.fromTaskError(first);
+}

@@ -205,9 +205,23 @@ describe('task-level field rules', () => {
     expect(started.length).toBe(before + 1);
   });
 
+  it('when no task of the request is valid, the request fails with HTTP 400 and the first task\'s code', async () => {
+    for (const [body, code, message] of [
+      [[{ asin: 'bad', marketplace: 'com' }, { asin: 'B07CL39Z8Q', marketplace: 'xx' }], 40503, 'Invalid ASIN.'],
+      [[{ asin: 'B07CL39Z8Q', marketplace: 'xx' }], 40502, 'Unknown marketplace.'],
+      [[{ asin: 'B07CL39Z8Q', marketplace: 'com', tag: 5 }], 40501, 'Invalid field: `tag`.'],
+    ] as const) {
+      const res = await api.post('/v1/retail/product/task_post', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ status_code: code, status_message: message, cost: 0 });
+    }
+  });
+
   it('live and history name their own bad fields', async () => {
+    // live carries one task: an invalid one fails the request (HTTP 400), naming the field.
     const live = await api.post('/v1/retail/product/live', [{ asin: 'B07CL39Z8Q', marketplace: 'com', max_age_minutes: 43201 }]);
-    expect(live.body.tasks[0].status_message).toBe('Invalid field: `max_age_minutes`.');
+    expect(live.status).toBe(400);
+    expect(live.body).toMatchObject({ status_code: 40501, status_message: 'Invalid field: `max_age_minutes`.', tasks: [] });
     const history = await api.post('/v1/retail/product/history', [
       { asin: 'B07CL39Z8Q', marketplace: 'com', limit: 0 },
       { asin: 'B07CL39Z8Q', marketplace: 'com', date_from: '2026-13-01' },
