@@ -6,7 +6,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'prisma/generated/**', 'data/**', '.tools/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'prisma/generated/**', 'data/**', '.tools/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,10 +7,14 @@ import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import { AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { AccountRateLimits } from '../core/rate-limits.js';
 import type { AppState } from './context.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
 import { jsonBody } from './middleware/json-body.js';
+import { metering } from './middleware/metering.js';
+import { appendixRoutes } from './routes/appendix.routes.js';
 import { productRoutes } from './routes/product.routes.js';
+import { publicRoutes } from './routes/public.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import type { TaskLauncher } from './services/task-launcher.js';
 
@@ -27,8 +31,10 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = true;
   app.use(errorEnvelope(deps.logger));
+  app.use(metering(deps));
   app.use(jsonBody());
-  for (const router of [systemRoutes(deps.prisma), productRoutes(deps)]) {
+  const rateLimits = new AccountRateLimits(deps.prisma);
+  for (const router of [systemRoutes(deps.prisma), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }

@@ -77,6 +77,14 @@ const schema = z.object({
   SOURCE_READ_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** pino level. @default "info" */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Public origin of the API, used to build the one-time credentials links of approved access
+   *  requests (`<PUBLIC_BASE_URL>/v1/public/credentials/<token>`); unset → `publicBaseUrl()`'s default. */
+  PUBLIC_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** SMTP server for credentials e-mails (nodemailer URL, e.g. `smtps://user:pass@mail.example.com`);
+   *  unset → approval only prints the link. */
+  SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  /** Sender of credentials e-mails. @default "retail-data-api <no-reply@localhost>" */
+  MAIL_FROM: z.string().trim().min(1).default('retail-data-api <no-reply@localhost>'),
 });
 
 /** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */
@@ -98,4 +106,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   return Object.freeze(result.data);
+}
+
+/** Base URL of public links without a trailing slash: `PUBLIC_BASE_URL`, else `http://127.0.0.1:<PORT>`. */
+export function publicBaseUrl(config: Config): string {
+  return (config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
 }

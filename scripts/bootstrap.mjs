@@ -37,8 +37,15 @@ const missing = [];
 const lock = path.join(root, 'package-lock.json');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
 if (!fs.existsSync(installed) || mtime(lock) > mtime(installed)) {
-  log('installing npm dependencies (npm ci)');
-  run('npm', [fs.existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund']);
+  log('installing npm dependencies');
+  try {
+    run('npm', [fs.existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund']);
+  } catch {
+    // npm 11 can record a lockfile without other platforms' optional packages, which `npm ci`
+    // then refuses; `npm install` installs the same locked versions.
+    log('npm ci refused the lockfile; running npm install');
+    run('npm', ['install', '--no-audit', '--no-fund']);
+  }
 }
 
 // 2. Prisma client (the schema engine binary is not needed to generate; point it at any file)

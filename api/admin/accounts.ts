@@ -2,14 +2,25 @@
  * Operator actions on accounts (operations-contract.md "Admin commands").
  */
 import { randomBytes } from 'node:crypto';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import { apiKeyRecord, generateApiKey } from '../../core/api-keys.js';
 import { credit, usd } from '../../core/ledger.js';
-import { PLANS } from '../../core/pricing.js';
+import { PLANS, planOf } from '../../core/pricing.js';
 
 /** Raised for operator mistakes (unknown login, duplicate login, bad amount); the CLI prints it. */
 export class AdminError extends Error {
   override name = 'AdminError';
+}
+
+/** Logins: 1-64 letters, digits, `.`, `_`, `-`. */
+export const LOGIN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Input of `createAccount`: `balance` USD (default 0), `plan` (default `standard`). */
+export interface NewAccount {
+  login: string;
+  email: string;
+  balance?: number;
+  plan?: string;
 }
 
 /**
@@ -17,23 +28,33 @@ export class AdminError extends Error {
  * @returns `{ id, login, api_key }` — the only time the full key is shown.
  * @throws AdminError for a taken login, an unknown plan or a negative balance.
  */
-export async function createAccount(
-  prisma: PrismaClient,
-  input: { login: string; email: string; balance?: number; plan?: string },
-): Promise<{ id: number; login: string; api_key: string }> {
+export async function createAccount(prisma: PrismaClient, input: NewAccount): Promise<{ id: number; login: string; api_key: string }> {
+  checkNewAccount(input);
+  return prisma.$transaction((tx) => createAccountIn(tx, input));
+}
+
+/** Validates `createAccount`'s input before any database work. @throws AdminError */
+function checkNewAccount(input: NewAccount): void {
   const plan = input.plan ?? 'standard';
   if (!PLANS[plan]) throw new AdminError(`unknown plan "${plan}" (plans: ${Object.keys(PLANS).join(', ')})`);
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(input.login)) throw new AdminError('login must be 1-64 letters, digits, ".", "_" or "-"');
+  if (!LOGIN_PATTERN.test(input.login)) throw new AdminError('login must be 1-64 letters, digits, ".", "_" or "-"');
   if (input.balance !== undefined && !(input.balance >= 0)) throw new AdminError('balance must be a non-negative number of USD');
+}
+
+/**
+ * `createAccount` inside the caller's transaction `tx` (access request approval creates the
+ * account in the same transaction that marks the request approved).
+ * @throws AdminError as `createAccount`.
+ */
+export async function createAccountIn(tx: Prisma.TransactionClient, input: NewAccount): Promise<{ id: number; login: string; api_key: string }> {
+  checkNewAccount(input);
   const key = generateApiKey();
-  return prisma.$transaction(async (tx) => {
-    if (await tx.account.findUnique({ where: { login: input.login }, select: { id: true } })) throw new AdminError(`login "${input.login}" is taken`);
-    const account = await tx.account.create({
-      data: { login: input.login, email: input.email, plan, webhookSecret: randomBytes(32).toString('hex'), apiKeys: { create: { ...apiKeyRecord(key), label: 'initial' } } },
-    });
-    if (input.balance) await credit(tx, { accountId: account.id, amount: usd(input.balance), kind: 'topup', note: 'opening balance' });
-    return { id: account.id, login: account.login, api_key: key };
+  if (await tx.account.findUnique({ where: { login: input.login }, select: { id: true } })) throw new AdminError(`login "${input.login}" is taken`);
+  const account = await tx.account.create({
+    data: { login: input.login, email: input.email, plan: input.plan ?? 'standard', webhookSecret: randomBytes(32).toString('hex'), apiKeys: { create: { ...apiKeyRecord(key), label: 'initial' } } },
   });
+  if (input.balance) await credit(tx, { accountId: account.id, amount: usd(input.balance), kind: 'topup', note: 'opening balance' });
+  return { id: account.id, login: account.login, api_key: key };
 }
 
 /**
@@ -49,4 +70,51 @@ export async function topUp(prisma: PrismaClient, input: { login: string; amount
     const balance = await credit(tx, { accountId: account.id, amount: usd(input.amount), kind: 'topup', note: 'admin topup' });
     return { login: input.login, balance };
   });
+}
+
+/**
+ * Disables or enables an account; a disabled account's requests fail with 40102 from the next one
+ * on (api-spec.md "Authentication" 4).
+ * @returns `{ login, disabled }`.
+ * @throws AdminError for an unknown login.
+ */
+export async function setDisabled(prisma: PrismaClient, input: { login: string; disabled: boolean }): Promise<{ login: string; disabled: boolean }> {
+  const { count } = await prisma.account.updateMany({ where: { login: input.login }, data: { disabled: input.disabled } });
+  if (count === 0) throw new AdminError(`no account with login "${input.login}"`);
+  return { login: input.login, disabled: input.disabled };
+}
+
+/** Per-account rate limits as reported: requests and tasks per minute. */
+export interface Limits {
+  requests_per_minute: number;
+  tasks_per_minute: number;
+}
+
+/**
+ * Sets the account's per-minute rate-limit overrides (api-spec.md "Limits": per-account rate
+ * limit). A number overrides the plan default, `null` returns to it, `undefined` leaves it as is.
+ * @returns `{ login, limits }` with the effective values (override, else the plan's default).
+ * @throws AdminError for an unknown login or a value that is not a positive integer.
+ */
+export async function setLimits(
+  prisma: PrismaClient,
+  input: { login: string; requestsPerMinute?: number | null; tasksPerMinute?: number | null },
+): Promise<{ login: string; limits: Limits }> {
+  for (const value of [input.requestsPerMinute, input.tasksPerMinute]) {
+    if (value != null && !(Number.isInteger(value) && value > 0 && value <= 2_147_483_647)) throw new AdminError('limits must be positive integers');
+  }
+  const data: { requestsPerMinute?: number | null; tasksPerMinute?: number | null } = {};
+  if (input.requestsPerMinute !== undefined) data.requestsPerMinute = input.requestsPerMinute;
+  if (input.tasksPerMinute !== undefined) data.tasksPerMinute = input.tasksPerMinute;
+  if (Object.keys(data).length) await prisma.account.updateMany({ where: { login: input.login }, data });
+  const account = await prisma.account.findUnique({ where: { login: input.login }, select: { plan: true, requestsPerMinute: true, tasksPerMinute: true } });
+  if (!account) throw new AdminError(`no account with login "${input.login}"`);
+  const plan = planOf(account.plan);
+  return {
+    login: input.login,
+    limits: {
+      requests_per_minute: account.requestsPerMinute ?? plan.requestsPerMinute,
+      tasks_per_minute: account.tasksPerMinute ?? plan.tasksPerMinute,
+    },
+  };
 }

@@ -3,9 +3,11 @@
  * value on stdout, or a message on stderr and exits non-zero.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig, publicBaseUrl, type Config } from '../../core/config.js';
 import { openDatabase, type Database } from '../../core/db/database.js';
-import { AdminError, createAccount, topUp } from './accounts.js';
+import { createMailer } from '../../core/mailer.js';
+import { approveAccessRequest, listAccessRequests } from './access-requests.js';
+import { AdminError, createAccount, setDisabled, setLimits, topUp } from './accounts.js';
 
 function usdAmount(value: string): number {
   const n = Number(value);
@@ -13,10 +15,21 @@ function usdAmount(value: string): number {
   return n;
 }
 
-async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<void> {
-  const db = await openDatabase(loadConfig(), { migrate: true });
+/** A positive integer (a per-minute limit or an id); for limits, `default` returns to the plan's value. */
+function positiveInt(allowDefault: boolean) {
+  return (value: string): number | 'default' => {
+    if (allowDefault && value === 'default') return value;
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > 2_147_483_647) throw new InvalidArgumentError('not a positive integer');
+    return n;
+  };
+}
+
+async function withDatabase<T>(fn: (db: Database, config: Config) => Promise<T>): Promise<void> {
+  const config = loadConfig();
+  const db = await openDatabase(config, { migrate: true });
   try {
-    console.log(JSON.stringify(await fn(db)));
+    console.log(JSON.stringify(await fn(db, config)));
   } finally {
     await db.close();
   }
@@ -39,6 +52,42 @@ account
   .requiredOption('--login <login>')
   .requiredOption('--amount <usd>', 'USD to add', usdAmount)
   .action((o: { login: string; amount: number }) => withDatabase((db) => topUp(db.prisma, o)));
+
+for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
+  account
+    .command(name)
+    .description(`${name} an account (a disabled account's requests fail with 40102)`)
+    .requiredOption('--login <login>')
+    .action((o: { login: string }) => withDatabase((db) => setDisabled(db.prisma, { login: o.login, disabled })));
+}
+
+account
+  .command('set-limits')
+  .description('per-minute rate limits; prints the effective values ("default" returns to the plan\'s)')
+  .requiredOption('--login <login>')
+  .option('--requests-per-minute <n>', 'requests per minute', positiveInt(true))
+  .option('--tasks-per-minute <n>', 'tasks per minute', positiveInt(true))
+  .action((o: { login: string; requestsPerMinute?: number | 'default'; tasksPerMinute?: number | 'default' }) => {
+    // commander turns a parser's null into '', so `default` travels as text and becomes null here.
+    const limit = (v?: number | 'default') => (v === 'default' ? null : v);
+    return withDatabase((db) => setLimits(db.prisma, { login: o.login, requestsPerMinute: limit(o.requestsPerMinute), tasksPerMinute: limit(o.tasksPerMinute) }));
+  });
+
+const accessRequests = program.command('access-requests').description('public access requests');
+
+accessRequests
+  .command('list')
+  .description('every stored access request, oldest first, spam included')
+  .option('--status <status>', 'only pending, approved or spam requests')
+  .action((o: { status?: string }) => withDatabase((db) => listAccessRequests(db.prisma, o.status)));
+
+accessRequests
+  .command('approve')
+  .description('create the account and its one-time credentials link (e-mailed when SMTP_URL is set)')
+  .argument('<id>', 'access request id', positiveInt(false))
+  .action((id: number) =>
+    withDatabase((db, config) =>
+      approveAccessRequest(db.prisma, { id, baseUrl: publicBaseUrl(config), mailer: createMailer(config), warn: (m) => console.error(m) })));
 
 try {
   await program.parseAsync(process.argv);

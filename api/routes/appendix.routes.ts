@@ -1,0 +1,69 @@
+/**
+ * Appendix endpoints under /v1/appendix (api-spec.md "Appendix endpoints"): user_data, usage and
+ * keys need authentication; marketplaces and errors take it optionally (a key sent is checked and
+ * the call is metered). errors is free. GET /v1/appendix/status lives elsewhere.
+ */
+import { Router } from '@koa/router';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import type { AccountRateLimits } from '../../core/rate-limits.js';
+import { newTaskId } from '../../core/ids.js';
+import { MARKETPLACES, resolveMarketplace } from '../../core/marketplaces.js';
+import { STATUS_CODES } from '../../core/status-codes.js';
+import type { AppState } from '../context.js';
+import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { optionalAuth, requireAuth } from '../middleware/auth.js';
+import { createKeys, revokeKey } from '../services/api-keys.js';
+import { usage } from '../services/usage.js';
+import { userData } from '../services/user-data.js';
+
+/** Aliases accepted for marketplace codes (api-spec.md "Marketplaces"); resolved by core/marketplaces. */
+const MARKETPLACE_ALIASES = ['us', 'usa', 'gb'];
+
+/** A one-task, free envelope listing `result` for `fn`. */
+function listing(fn: string, result: unknown[], startedAt: number): Envelope {
+  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'appendix', fn], data: { api: 'appendix', function: fn }, result });
+  return envelope(startedAt, [task]);
+}
+
+/** The 12 marketplaces: `{ code, domain, currency, language, aliases }`. */
+export function marketplaceRows() {
+  return MARKETPLACES.map((m) => ({
+    code: m.code,
+    domain: m.domain,
+    currency: m.currency,
+    language: m.language,
+    aliases: MARKETPLACE_ALIASES.filter((alias) => resolveMarketplace(alias)?.code === m.code),
+  }));
+}
+
+/** The 18 status codes: `{ status_code, status_message, http_status, description }`; http_status is the request-level one. */
+export function statusCodeRows() {
+  return Object.values(STATUS_CODES).map((row) => ({ ...row }));
+}
+
+/** The appendix router; `rateLimits`, when given, applies the per-account limits to authenticated calls. */
+export function appendixRoutes(deps: { prisma: PrismaClient }, rateLimits?: AccountRateLimits): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/appendix' });
+  const auth = requireAuth(deps.prisma, rateLimits);
+  const maybeAuth = optionalAuth(deps.prisma, rateLimits);
+
+  router.get('/user_data', auth, async (ctx) => {
+    ctx.body = await userData(deps.prisma, ctx.state.account!, ctx.state.startedAt);
+  });
+  router.get('/usage', auth, async (ctx) => {
+    ctx.body = await usage(deps.prisma, ctx.state.account!, ctx.query, ctx.state.startedAt);
+  });
+  router.post('/keys', auth, async (ctx) => {
+    ctx.body = await createKeys(deps.prisma, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+  });
+  router.delete('/keys/:key_id', auth, async (ctx) => {
+    ctx.body = await revokeKey(deps.prisma, ctx.state.account!, ctx.params.key_id, ctx.state.startedAt);
+  });
+  router.get('/marketplaces', maybeAuth, async (ctx) => {
+    ctx.body = listing('marketplaces', marketplaceRows(), ctx.state.startedAt);
+  });
+  router.get('/errors', maybeAuth, async (ctx) => {
+    ctx.body = listing('errors', statusCodeRows(), ctx.state.startedAt);
+  });
+  return router;
+}

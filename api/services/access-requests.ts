@@ -1,0 +1,136 @@
+/**
+ * Public access requests and the one-time credentials link (api-spec.md "System and public",
+ * "Limits": access request fields, 5 requests per hour per IP address).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { AppError } from '../../core/errors.js';
+import { newTaskId } from '../../core/ids.js';
+import { envelope, taskObject, type Envelope } from '../envelope.js';
+
+/** Access requests accepted per IP address within `ACCESS_REQUEST_WINDOW_MS`. */
+export const ACCESS_REQUESTS_PER_WINDOW = 5;
+/** The rate window of access requests: one hour, in ms. */
+export const ACCESS_REQUEST_WINDOW_MS = 3_600_000;
+/** How long a credentials link can be read after approval: 7 days, in ms. */
+export const CREDENTIALS_TTL_MS = 7 * 86_400_000;
+
+/** A string of at most `max` characters (code points, as PostgreSQL counts them), without NUL. */
+const text = (max: number) => z.string().refine((s) => [...s].length <= max && !s.includes('\u0000'));
+const optionalText = (max: number) => text(max).nullable().optional();
+
+/** The access request body (api-spec.md "Access request body"); keys in the order errors are reported. */
+const accessRequestSchema = z.object({
+  email: z.string().pipe(text(254)).pipe(z.email()),
+  name: optionalText(200),
+  company: optionalText(200),
+  use_case: optionalText(2000),
+  website: optionalText(500),
+});
+
+/** A validated access request. `website` non-empty marks spam (the hidden form field). */
+export type AccessRequestInput = z.output<typeof accessRequestSchema>;
+
+/**
+ * Validates the body: a JSON object, or an array holding exactly one object.
+ * @throws AppError 40000 for any other shape, 40501 naming the first invalid field.
+ */
+export function parseAccessRequest(body: unknown): { input: AccessRequestInput; received: Record<string, unknown> } {
+  let element = body;
+  if (Array.isArray(body)) {
+    if (body.length !== 1) throw new AppError('BAD_REQUEST', { message: 'Bad Request. The body must be one access request object.' });
+    element = body[0];
+  }
+  if (element === null || typeof element !== 'object' || Array.isArray(element)) {
+    throw new AppError('BAD_REQUEST', { message: 'Bad Request. The body must be one access request object.' });
+  }
+  const parsed = accessRequestSchema.safeParse(element);
+  if (!parsed.success) throw AppError.invalidField(String(parsed.error.issues[0]?.path[0] ?? 'email'));
+  return { input: parsed.data, received: element as Record<string, unknown> };
+}
+
+/**
+ * Seconds until `ip` may submit again, or 0 when it is under the limit. Runs inside the caller's
+ * transaction, after the per-IP lock, on the database clock. The stored rows are the shared store:
+ * every accepted request (spam included) is a row, refused ones are not.
+ */
+async function retryAfterSeconds(tx: Pick<PrismaClient, '$queryRaw'>, ip: string): Promise<number> {
+  const windowSeconds = ACCESS_REQUEST_WINDOW_MS / 1000;
+  const rows = await tx.$queryRaw<{ wait: number }[]>`
+    SELECT ceil(extract(epoch FROM created_at + make_interval(secs => ${windowSeconds}) - now()))::int AS wait
+    FROM access_requests
+    WHERE ip = ${ip} AND created_at > now() - make_interval(secs => ${windowSeconds})
+    ORDER BY created_at ASC`;
+  if (rows.length < ACCESS_REQUESTS_PER_WINDOW) return 0;
+  // Under the limit again once the row that keeps the window full has aged out.
+  return Math.max(1, rows[rows.length - ACCESS_REQUESTS_PER_WINDOW]!.wait);
+}
+
+/**
+ * POST /v1/public/access_request: stores the request (status `pending`, or `spam` when the
+ * `website` trap is filled — answered exactly like a success).
+ * @param ip the client address (`ctx.ip`; X-Forwarded-For behind the proxy), at most 64 characters kept.
+ * @throws AppError 40000 / 40501 for bad input, 40202 (HTTP 429, Retry-After seconds) past 5 per hour per IP.
+ */
+export async function submitAccessRequest(prisma: PrismaClient, body: unknown, ip: string, startedAt: number): Promise<Envelope> {
+  const { input, received } = parseAccessRequest(body);
+  const clientIp = ip.slice(0, 64) || 'unknown';
+  const spam = Boolean(input.website);
+  const id = await prisma.$transaction(async (tx) => {
+    // Serialises the count-then-insert of one IP across API processes (released at commit).
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(7301, hashtext(${clientIp}))`;
+    const wait = await retryAfterSeconds(tx, clientIp);
+    if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(wait) } });
+    const row = await tx.accessRequest.create({
+      data: {
+        email: input.email,
+        name: input.name || null,
+        company: input.company || null,
+        useCase: input.use_case || null,
+        ip: clientIp,
+        status: spam ? 'spam' : 'pending',
+      },
+      select: { id: true },
+    });
+    return row.id;
+  });
+  const data = { ...received, api: 'public', function: 'access_request' };
+  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'public', 'access_request'], data, result: [{ id, status: 'received' }] });
+  return envelope(startedAt, [task]);
+}
+
+/** Hex SHA-256 of a credentials token, the only form stored. */
+export function hashCredentialsToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * GET /v1/public/credentials/:token: returns `{ login, api_key }` once. One conditional UPDATE
+ * takes and erases the payload, so of two concurrent reads only one gets it; unknown, already read
+ * or expired (7 days after approval) tokens answer 404 / 40400, and an expired payload is erased.
+ */
+export async function readCredentials(prisma: PrismaClient, token: string, startedAt: number): Promise<Envelope> {
+  const hash = hashCredentialsToken(token);
+  const ttlSeconds = CREDENTIALS_TTL_MS / 1000;
+  const rows = await prisma.$queryRaw<{ payload: string }[]>`
+    WITH target AS (
+      SELECT id, credentials_payload FROM access_requests
+      WHERE credentials_token_hash = ${hash} AND credentials_payload IS NOT NULL AND credentials_read_at IS NULL
+        AND approved_at > now() - make_interval(secs => ${ttlSeconds})
+      FOR UPDATE)
+    UPDATE access_requests a SET credentials_payload = NULL, credentials_read_at = now()
+    FROM target WHERE a.id = target.id AND a.credentials_payload IS NOT NULL
+    RETURNING target.credentials_payload AS payload`;
+  const payload = rows[0]?.payload;
+  if (!payload) {
+    await prisma.$executeRaw`
+      UPDATE access_requests SET credentials_payload = NULL
+      WHERE credentials_token_hash = ${hash} AND credentials_payload IS NOT NULL`;
+    throw new AppError('NOT_FOUND');
+  }
+  const { login, api_key } = JSON.parse(payload) as { login: string; api_key: string };
+  const data = { api: 'public', function: 'credentials' };
+  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'public', 'credentials'], data, result: [{ login, api_key }] });
+  return envelope(startedAt, [task]);
+}

@@ -1,0 +1,63 @@
+/**
+ * GET /v1/appendix/usage (api-spec.md "Appendix endpoints", "Other result objects": Usage,
+ * "Limits": usage range at most 366 days). One task whose result holds `date_from`, `date_to`,
+ * `days` (every UTC day of the range, zero days included: `{ date, requests, tasks, cost }`),
+ * `endpoints` (`{ endpoint, requests, tasks, cost }` per endpoint, by name) and `totals`
+ * (`{ requests, tasks, cost }`). Costs are USD.
+ */
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { AppError } from '../../core/errors.js';
+import { newTaskId } from '../../core/ids.js';
+import { addDays, daysBetween, sumUsage, usageRows, utcDay, type UsageRow } from '../../core/usage.js';
+import type { AuthAccount } from '../context.js';
+import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { fields } from '../validation/task-body.js';
+
+/** Most days one usage request may span, both ends included. */
+export const MAX_USAGE_DAYS = 366;
+/** Days in the default range (date_from is 29 days before date_to). */
+const DEFAULT_DAYS = 30;
+
+/** Reads an optional `YYYY-MM-DD` query parameter; anything else → request-level 40501 naming it. */
+function readDay(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !fields.day.safeParse(value).success) throw AppError.invalidField(name);
+  return value;
+}
+
+/**
+ * Resolves the range: date_to defaults to today (UTC), date_from to 29 days before date_to.
+ * @throws AppError 40501 `date_from` / `date_to` for a bad date, `date_from` when it is after
+ * date_to or the range exceeds 366 days.
+ */
+export function usageRange(query: Record<string, unknown>, today = utcDay()): { from: string; to: string } {
+  const to = readDay(query, 'date_to') ?? today;
+  const from = readDay(query, 'date_from') ?? addDays(to, -(DEFAULT_DAYS - 1));
+  const span = daysBetween(from, to);
+  if (span < 0 || span + 1 > MAX_USAGE_DAYS) throw AppError.invalidField('date_from');
+  return { from, to };
+}
+
+/** Builds the usage envelope for the authenticated account and the query's range. */
+export async function usage(prisma: PrismaClient, account: AuthAccount, query: Record<string, unknown>, startedAt: number): Promise<Envelope> {
+  const { from, to } = usageRange(query);
+  const rows = await usageRows(prisma, account.id, from, to);
+  const byDay = groupBy(rows, (r) => r.day);
+  const byEndpoint = groupBy(rows, (r) => r.endpoint);
+  const days = Array.from({ length: daysBetween(from, to) + 1 }, (_, i) => {
+    const date = addDays(from, i);
+    return { date, ...sumUsage(byDay.get(date) ?? []) };
+  });
+  const endpoints = [...byEndpoint.keys()].sort().map((endpoint) => ({ endpoint, ...sumUsage(byEndpoint.get(endpoint)!) }));
+  const result = [{ date_from: from, date_to: to, days, endpoints, totals: sumUsage(rows) }];
+  const data = { ...query, api: 'appendix', function: 'usage' };
+  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'appendix', 'usage'], data, result });
+  return envelope(startedAt, [task]);
+}
+
+function groupBy(rows: UsageRow[], key: (r: UsageRow) => string): Map<string, UsageRow[]> {
+  const map = new Map<string, UsageRow[]>();
+  for (const r of rows) map.set(key(r), [...(map.get(key(r)) ?? []), r]);
+  return map;
+}
