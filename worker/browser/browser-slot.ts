@@ -112,6 +112,14 @@ export class BrowserSlot {
       if (!this.closed) this.options.logger.warn({ browser: this.label }, 'browser disconnected; reconnecting on the next read');
       browser.process()?.kill('SIGKILL');
     });
+    // Last resort: a locally launched Chromium runs in its own process group, so a parent that
+    // dies without a graceful close would orphan it. Kill it synchronously when this process exits.
+    const child = browser.process();
+    if (child) {
+      const killOnExit = () => { child.kill('SIGKILL'); };
+      process.once('exit', killOnExit);
+      child.once('exit', () => process.off('exit', killOnExit));
+    }
     this.options.logger.info({ browser: this.label, pid: browser.process()?.pid }, 'browser ready');
     return browser;
   }
