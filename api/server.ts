@@ -1,6 +1,7 @@
 /**
- * The API process: serves `buildApp(deps)` on PORT. Used by `npm start` (in-process with the worker)
- * and in production as its own process.
+ * The API process: serves `buildApp(deps)` on PORT. `startApiServer` is used by `npm start`
+ * (in-process with the worker); running this file starts a standalone API process
+ * (production: `node dist/api/server.js` with DATABASE_URL and TEMPORAL_ADDRESS).
  */
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
@@ -39,4 +40,27 @@ export async function startApiServer(options: { config: Config; prisma: PrismaCl
       return stopping;
     },
   };
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}`;
+if (isMain) {
+  const { loadConfig } = await import('../core/config.js');
+  const { createLogger } = await import('../core/logger.js');
+  const { openDatabase } = await import('../core/db/database.js');
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
+    logger.fatal('a standalone API needs DATABASE_URL and TEMPORAL_ADDRESS (use `npm start` for the embedded defaults)');
+    process.exit(1);
+  }
+  const db = await openDatabase(config);
+  const api = await startApiServer({ config, prisma: db.prisma, temporalAddress: config.TEMPORAL_ADDRESS, logger });
+  logger.info({ url: api.url }, 'api listening');
+  const shutdown = async () => {
+    await api.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
 }

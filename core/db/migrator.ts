@@ -9,8 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-/** The project's migrations folder. */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+/** The project's migrations folder (SQL is not compiled, so from dist/ it is the source tree's). */
+export const MIGRATIONS_DIR = [
+  fileURLToPath(new URL('../../prisma/migrations', import.meta.url)),
+  fileURLToPath(new URL('../../../prisma/migrations', import.meta.url)),
+].find((dir) => fs.existsSync(path.join(dir, 'migration_lock.toml'))) ?? fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 
 /** The advisory lock key Prisma Migrate uses, so our migrator and Prisma's never run at once. */
 const ADVISORY_LOCK_KEY = 72707369;

@@ -1,0 +1,19 @@
+# One image for both production processes: `node dist/api/server.js` and `node dist/worker/main.js`.
+# The browser grid, PostgreSQL and Temporal are separate services (docker-compose.yml).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/prisma/migrations ./prisma/migrations
+USER node
+EXPOSE 3000
+CMD ["node", "dist/api/server.js"]
