@@ -10,6 +10,7 @@ import { temporalTaskLauncher } from './services/task-launcher.js';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
+import { isMainModule, runStandalone } from '../core/standalone.js';
 
 /** A listening API: its base URL and an idempotent `stop()` that drains open requests. */
 export interface ApiServer {
@@ -42,25 +43,4 @@ export async function startApiServer(options: { config: Config; prisma: PrismaCl
   };
 }
 
-const isMain = import.meta.url === `file://${process.argv[1]}`;
-if (isMain) {
-  const { loadConfig } = await import('../core/config.js');
-  const { createLogger } = await import('../core/logger.js');
-  const { openDatabase } = await import('../core/db/database.js');
-  const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL);
-  if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
-    logger.fatal('a standalone API needs DATABASE_URL and TEMPORAL_ADDRESS (use `npm start` for the embedded defaults)');
-    process.exit(1);
-  }
-  const db = await openDatabase(config);
-  const api = await startApiServer({ config, prisma: db.prisma, temporalAddress: config.TEMPORAL_ADDRESS, logger });
-  logger.info({ url: api.url }, 'api listening');
-  const shutdown = async () => {
-    await api.stop();
-    await db.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
-}
+if (isMainModule(import.meta.url)) await runStandalone('api', startApiServer);

@@ -7,6 +7,7 @@ import type { Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
+import { isMainModule, runStandalone } from '../core/standalone.js';
 import { BrowserGrid } from './browser/browser-grid.js';
 import { createWorker } from './worker.js';
 
@@ -43,21 +44,4 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
   };
 }
 
-const isMain = import.meta.url === `file://${process.argv[1]}`;
-if (isMain) {
-  const { loadConfig } = await import('../core/config.js');
-  const { createLogger } = await import('../core/logger.js');
-  const { openDatabase } = await import('../core/db/database.js');
-  const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL);
-  if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
-    logger.fatal('a standalone worker needs DATABASE_URL and TEMPORAL_ADDRESS (use `npm start` for the embedded defaults)');
-    process.exit(1);
-  }
-  const db = await openDatabase(config);
-  const running = await startWorker({ config, prisma: db.prisma, temporalAddress: config.TEMPORAL_ADDRESS, logger });
-  logger.info('worker running');
-  const shutdown = async () => { await running.stop(); await db.close(); process.exit(0); };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
-}
+if (isMainModule(import.meta.url)) await runStandalone('worker', startWorker);
