@@ -1,8 +1,8 @@
 /**
  * The response envelope and task objects (api-spec.md "Envelope", "Task").
  */
-import { API_VERSION } from '../core/version.js';
-import { statusMessage } from '../core/status-codes.js';
+import { API_VERSION } from './version.js';
+import { statusMessage } from './status-codes.js';
 
 /** One task of an envelope. `cost` USD; `result` null when failed or unfinished. */
 export interface TaskObject {

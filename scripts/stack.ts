@@ -3,10 +3,13 @@
  * (DATABASE_URL or PGlite), Temporal (TEMPORAL_ADDRESS or the CLI dev server), the worker with its
  * browser grid, and the API. Used by `npm start` and by the end-to-end tests.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { openDatabase, type Database } from '../core/db/database.js';
 import type { Logger } from '../core/logger.js';
+import type { HostResolver } from '../core/webhooks/pinned-request.js';
+import { devServerAddressFile } from '../core/temporal/address.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../core/temporal/dev-server.js';
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { startWorker, type RunningWorker } from '../worker/main.js';
@@ -27,6 +30,8 @@ export interface StackOptions {
   temporalUiPort?: number | false;
   /** Keep the embedded Temporal history in DATA_DIR (default true; tests use memory). */
   persistTemporal?: boolean;
+  /** Host name resolution of webhook deliveries (default the system resolver; tests map names). */
+  webhookResolver?: HostResolver;
 }
 
 /** Starts every part; on failure stops what was already started, then rethrows. */
@@ -48,9 +53,13 @@ export async function startStack(config: Config, logger: Logger, options: StackO
         logFile: path.join(config.DATA_DIR, 'temporal.log'),
       });
       started.push(() => devServer!.stop());
+      // One-off commands (the admin CLI's top-up resumes monitors) find the dev server here.
+      const addressFile = devServerAddressFile(config.DATA_DIR);
+      fs.writeFileSync(addressFile, devServer.address);
+      started.push(async () => fs.rmSync(addressFile, { force: true }));
     }
     const temporalAddress = config.TEMPORAL_ADDRESS ?? devServer!.address;
-    const worker = await startWorker({ config, prisma: db.prisma, temporalAddress, logger });
+    const worker = await startWorker({ config, prisma: db.prisma, temporalAddress, logger, webhookResolver: options.webhookResolver });
     started.push(() => worker.stop());
     const api = await startApiServer({ config, prisma: db.prisma, temporalAddress, logger });
     started.push(() => api.stop());

@@ -7,6 +7,7 @@ import type { Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
+import type { HostResolver } from '../core/webhooks/pinned-request.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
 import { BrowserGrid } from './browser/browser-grid.js';
 import { createWorker } from './worker.js';
@@ -18,13 +19,14 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-export async function startWorker(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger }): Promise<RunningWorker> {
+/** `webhookResolver` replaces the system resolver of webhook deliveries (tests). */
+export async function startWorker(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver }): Promise<RunningWorker> {
   const logger = options.logger.child({ component: 'worker' });
   const grid = await BrowserGrid.fromConfig(options.config, logger.child({ component: 'browser-grid' }));
   const { worker, connection } = await createWorker({
     config: options.config,
     address: options.temporalAddress,
-    deps: { prisma: options.prisma, source: grid, logger },
+    deps: { prisma: options.prisma, source: grid, logger, webhooks: { allowlist: options.config.WEBHOOK_ALLOWLIST, resolve: options.webhookResolver } },
   });
   const running = worker.run();
   running.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));

@@ -1,2 +1,4 @@
 /** Every workflow the worker registers (workflowsPath points here). */
 export { productTask } from './product-task.js';
+export { webhookDelivery } from './webhook-delivery.js';
+export { monitorSubscription } from './monitor-subscription.js';

@@ -1,7 +1,9 @@
 /**
  * Inputs and outputs shared by workflows, activities and the API. Plain data only: workflow
- * history carries ids, never HTML.
+ * history carries ids, never HTML. Signal and query definitions are plain name objects, safe to
+ * import from the API as well as from workflows.
  */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /** Input of the `productTask` workflow (workflowId = task id). */
 export interface ProductTaskInput {
@@ -15,6 +17,8 @@ export interface ProductTaskInput {
   retryInitialMs: number;
   /** For live reads: the whole read must finish within this many ms (api-spec.md: 60 s). */
   budgetMs?: number;
+  /** task_post tasks with a postback_url / pingback_url: deliveries to start once the task finishes. */
+  webhooks?: WebhookPlan;
 }
 
 /** What the source-read activity returns: the stored observation's id and its status. */
@@ -34,3 +38,136 @@ export interface ProductTaskOutcome {
 /** Error type names raised by activities (ApplicationFailure.type). */
 export const SOURCE_BLOCKED = 'SourceBlocked';
 export const SOURCE_UNAVAILABLE = 'SourceUnavailable';
+
+/** The two webhook kinds of a task_post task (api-spec.md "Events"). */
+export type WebhookKind = 'postback' | 'pingback';
+
+/** Which deliveries to start for a finished task, on what schedule (config travels in the input:
+ *  workflows cannot read it). */
+export interface WebhookPlan {
+  kinds: WebhookKind[];
+  /** Delays before retries 1..n, ms (WEBHOOK_RETRY_DELAYS). */
+  retryDelaysMs: number[];
+  /** One attempt's time limit, ms (WEBHOOK_TIMEOUT). */
+  timeoutMs: number;
+}
+
+/** Input of the `webhookDelivery` workflow (workflowId = `webhookWorkflowId(taskId, kind)`). */
+export interface WebhookDeliveryInput {
+  taskId: string;
+  kind: WebhookKind;
+  retryDelaysMs: number[];
+  timeoutMs: number;
+}
+
+/** How one attempt or a whole delivery ended (`webhook_deliveries.outcome`). */
+export type WebhookOutcome = 'delivered' | 'failed' | 'refused';
+
+/** Input and output of the `deliverWebhook` activity: ids only, never the body. */
+export interface DeliverWebhookInput {
+  taskId: string;
+  kind: WebhookKind;
+  attempt: number;
+  timeoutMs: number;
+}
+export interface DeliverWebhookResult {
+  outcome: WebhookOutcome;
+  httpStatus: number | null;
+}
+
+/** How a `webhookDelivery` workflow ended. */
+export interface WebhookDeliveryOutcome {
+  taskId: string;
+  kind: WebhookKind;
+  attempts: number;
+  outcome: WebhookOutcome;
+}
+
+/** Workflow id of a task's delivery of one kind: `webhook:<taskId>:<kind>`. */
+export function webhookWorkflowId(taskId: string, kind: WebhookKind): string {
+  return `webhook:${taskId}:${kind}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Monitoring: one `monitorSubscription` workflow per subscription (workflowId `monitor:<id>`).
+// ---------------------------------------------------------------------------------------------
+
+/** Monitoring frequencies (api-spec.md "Subscription"). */
+export const FREQUENCIES = ['hourly', 'every_6h', 'daily'] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+/** The workflow id of a subscription's monitor. */
+export function monitorWorkflowId(subscriptionId: number): string {
+  return `monitor:${subscriptionId}`;
+}
+
+/** What the workflow carries across continue-as-new (times are epoch ms of workflow time). */
+export interface MonitorState {
+  frequency: Frequency;
+  intervalMs: number;
+  /** True while the subscription is `paused_balance`: no reads, only status rechecks. */
+  paused: boolean;
+  /** When the next read is due. The first one falls at a per-subscription offset within the first
+   *  interval so a batch of adds does not read (and re-read every interval) all at once. */
+  nextDueAt: number;
+  /** While paused: when the database status is checked again (a resume signal checks at once). */
+  recheckAt: number;
+  /** Observations delivered (charged or free `not_found`) since the subscription's workflow began. */
+  deliveries: number;
+  /** Runs of this workflow chain (1 for the first; +1 per continue-as-new). */
+  run: number;
+}
+
+/** Input of `monitorSubscription`: one object; `state` is set only by continue-as-new. */
+export interface MonitorSubscriptionInput {
+  subscriptionId: number;
+  asin: string;
+  marketplace: string;
+  frequency: Frequency;
+  /** MONITORING_INTERVALS[frequency], resolved by the caller (workflows cannot read config). */
+  intervalMs: number;
+  /** Start paused (the subscription was added as `paused_balance`). */
+  paused: boolean;
+  /** Attempts of one source read before the tick counts as failed (not charged, not paused). */
+  readAttempts: number;
+  /** First retry delay of a failed read, ms. */
+  retryInitialMs: number;
+  /** Continue-as-new after this many ticks (reads or paused rechecks); tests lower it. */
+  continueAsNewAfter?: number;
+  state?: MonitorState;
+}
+
+/** New settings of a subscription (monitoring/add again with the same asin + marketplace). */
+export interface MonitorSettings {
+  frequency: Frequency;
+  intervalMs: number;
+}
+
+/** Status of a subscription as the database has it; `deleted` once its row is gone. */
+export type SubscriptionState = 'active' | 'paused_balance' | 'deleted';
+
+/** What became of one delivered observation (see core/subscriptions.ts `deliverObservation`). */
+export type DeliveryOutcome =
+  /** charged at the monitoring price; now the subscription's latest observation */
+  | 'charged'
+  /** a `not_found` observation: attached and latest, never charged (40402 is never charged) */
+  | 'free'
+  /** the balance could not cover it (or the account was already paused): detached, not charged */
+  | 'paused'
+  /** the subscription was deleted meanwhile: nothing charged */
+  | 'deleted';
+
+/** How a monitor ended. */
+export interface MonitorOutcome {
+  subscriptionId: number;
+  deliveries: number;
+}
+
+/** Settings changed (frequency, and so the interval): the pending timer is re-planned at once. */
+export const configureMonitorSignal = defineSignal<[MonitorSettings]>('monitorConfigure');
+/** The account was topped up: check the status now and read again if a read is due. */
+export const resumeMonitorSignal = defineSignal('monitorResume');
+/** The subscription was deleted: end the workflow. */
+export const stopMonitorSignal = defineSignal('monitorStop');
+/** The workflow's carried state (for tests and operators). */
+export const monitorStateQuery = defineQuery<MonitorState>('monitorState');

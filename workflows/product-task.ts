@@ -2,10 +2,12 @@
  * productTask: one workflow per task (workflowId = task id). Reads the product page through the
  * browser grid (retrying blocked/unavailable reads), stores the observation and completes the task;
  * when every attempt fails the task fails with 50301 and is refunded (api-spec.md "Task lifecycle").
+ * A finished task_post task then starts its webhook deliveries (workflows/webhook-delivery.ts).
  */
 import { ActivityFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities/index.js';
 import type { ProductTaskInput, ProductTaskOutcome } from './messages.js';
+import { startWebhookDeliveries } from './webhook-delivery.js';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -27,11 +29,15 @@ export async function productTask(input: ProductTaskInput): Promise<ProductTaskO
   try {
     const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace });
     const statusCode = await bookkeeping.completeTask({ taskId: input.taskId, observationId: read.observationId });
+    await startWebhookDeliveries(input.taskId, input.webhooks);
     return { taskId: input.taskId, statusCode, observationId: read.observationId };
   } catch (error) {
     if (!(error instanceof ActivityFailure) && !isCancellation(error)) throw error;
     // Source blocked, unavailable, too slow, or the live budget ran out: 50301, not charged.
-    await CancellationScope.nonCancellable(() => bookkeeping.failTask({ taskId: input.taskId, code: 50301 }));
+    await CancellationScope.nonCancellable(async () => {
+      await bookkeeping.failTask({ taskId: input.taskId, code: 50301 });
+      await startWebhookDeliveries(input.taskId, input.webhooks);
+    });
     if (isCancellation(error)) throw error;
     return { taskId: input.taskId, statusCode: 50301, observationId: null };
   }

@@ -7,12 +7,14 @@ import { AppError, TaskError } from '../../core/errors.js';
 import { isUuid, newTaskId } from '../../core/ids.js';
 import { tryCharge } from '../../core/ledger.js';
 import type { Logger } from '../../core/logger.js';
-import { findFreshObservation, toProduct } from '../../core/observations.js';
+import { findFreshObservation } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
+import { taskGetEnvelope, PRODUCT_API_PREFIX } from '../../core/task-envelope.js';
 import { completeTaskFromObservation, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
-import { failRequestIfNoneValid, fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import { failRequestIfNoneValid, fields, readAsin, readMarketplace, readOptional, readWebhookUrl, taskArray } from '../validation/task-body.js';
+import type { WebhookKind } from '../../workflows/messages.js';
 import type { TaskLauncher } from './task-launcher.js';
 
 /** Result retention (api-spec.md "Limits"): 30 days. */
@@ -25,7 +27,7 @@ export interface ProductTaskDeps {
   logger: Logger;
 }
 
-const API_PREFIX = ['v1', 'retail', 'product'];
+const API_PREFIX = PRODUCT_API_PREFIX;
 
 /**
  * POST task_post: validates each element, charges each valid one in order (40200 for those the
@@ -39,7 +41,8 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
   const tasks: TaskObject[] = [];
-  const toStart: { taskId: string; asin: string; marketplace: string }[] = [];
+  const toStart: { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[] }[] = [];
+  const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[] }[] = [];
   const errors: (TaskError | undefined)[] = [];
   let payable = 0;
   let paid = 0;
@@ -51,8 +54,9 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
       const marketplace = readMarketplace(element);
       const priority = readOptional(element, 'priority', fields.priority, 1);
       const tag = readOptional(element, 'tag', fields.tag, null);
-      const postbackUrl = readOptional(element, 'postback_url', fields.webhookUrl, null);
-      const pingbackUrl = readOptional(element, 'pingback_url', fields.webhookUrl, null);
+      const postbackUrl = readWebhookUrl(element, 'postback_url', deps.config.WEBHOOK_ALLOWLIST);
+      const pingbackUrl = readWebhookUrl(element, 'pingback_url', deps.config.WEBHOOK_ALLOWLIST);
+      const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
       payable++;
       const cost = priority === 2 ? rates.task_post_high : rates.task_post;
       const accepted = await deps.prisma.$transaction(async (tx) => {
@@ -75,8 +79,9 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
         await completeTaskFromObservation(deps.prisma, id, fresh.id);
         const done = await deps.prisma.task.update({ where: { id }, data: { reused: true }, select: { cost: true } });
         charged = Number(done.cost);
+        if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
       } else {
-        toStart.push({ taskId: id, asin, marketplace: marketplace.code });
+        toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds });
       }
       errors.push(undefined);
       tasks.push(taskObject({ id, code: 20100, startedAt, cost: charged, path, data }));
@@ -88,17 +93,42 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   }
   if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
   failRequestIfNoneValid(errors);
-  await Promise.all(toStart.map((t) => startOrFail(deps, t)));
+  await Promise.all([
+    ...toStart.map((t) => startOrFail(deps, t)),
+    ...finishedWithWebhooks.map((t) => startWebhooks(deps, t)),
+  ]);
   return { status: 200, body: envelope(startedAt, tasks) };
 }
 
-/** Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded. */
-async function startOrFail(deps: ProductTaskDeps, task: { taskId: string; asin: string; marketplace: string }): Promise<void> {
+/** The webhook kinds a task asked for. */
+function webhookKindsOf(postbackUrl: string | null, pingbackUrl: string | null): WebhookKind[] {
+  return [...(postbackUrl ? ['postback' as const] : []), ...(pingbackUrl ? ['pingback' as const] : [])];
+}
+
+/**
+ * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
+ * webhooks are then started from here, as for any finished task).
+ */
+async function startOrFail(deps: ProductTaskDeps, task: { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[] }): Promise<void> {
   try {
     await deps.launcher.start(task);
   } catch (error) {
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not start workflow');
-    await failTask(deps.prisma, task.taskId, 50301);
+    if (await failTask(deps.prisma, task.taskId, 50301) && task.webhookKinds.length) {
+      await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds });
+    }
+  }
+}
+
+/**
+ * Starts the webhook deliveries of a task finished in the API. The task is finished and stays in
+ * tasks_ready whatever happens here, so a failure is logged, not answered.
+ */
+async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[] }): Promise<void> {
+  try {
+    await deps.launcher.startWebhooks(task);
+  } catch (error) {
+    deps.logger.error({ err: error, taskId: task.taskId }, 'could not start webhook deliveries');
   }
 }
 
@@ -135,10 +165,6 @@ export async function taskGet(deps: ProductTaskDeps, account: AuthAccount, id: s
     include: { observation: true },
   });
   if (!task) throw new AppError('NOT_FOUND');
-  const path = [...API_PREFIX, 'task_get', task.id];
-  const data = task.data as Record<string, unknown>;
-  if (!task.completedAt) return envelope(startedAt, [taskObject({ id: task.id, code: 40401, startedAt, path, data })]);
-  if (!task.collectedAt) await deps.prisma.task.updateMany({ where: { id: task.id, collectedAt: null }, data: { collectedAt: new Date() } });
-  const result = task.statusCode === 20000 && task.observation ? [toProduct(task.observation)] : null;
-  return envelope(startedAt, [taskObject({ id: task.id, code: task.statusCode, message: task.statusMessage, startedAt, path, data, result })]);
+  if (task.completedAt && !task.collectedAt) await deps.prisma.task.updateMany({ where: { id: task.id, collectedAt: null }, data: { collectedAt: new Date() } });
+  return taskGetEnvelope(task, startedAt);
 }

@@ -1,29 +1,51 @@
 /**
- * Starting and awaiting `productTask` workflows from the API (Temporal client).
+ * Starting and awaiting `productTask` workflows from the API (Temporal client), and starting the
+ * `webhookDelivery` workflows of tasks the API completes itself (reuse window).
  */
-import { Client, WorkflowFailedError } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Config } from '../../core/config.js';
-import type { ProductTaskInput } from '../../workflows/messages.js';
+import { webhookWorkflowId, type ProductTaskInput, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../../workflows/messages.js';
 
 /** What the API needs of Temporal; tests use the real implementation against a dev server. */
 export interface TaskLauncher {
-  /** Starts the task's workflow (workflowId = task id). */
-  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs'>): Promise<void>;
+  /** Starts the task's workflow (workflowId = task id); it starts `webhookKinds` deliveries when it finishes. */
+  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & { webhookKinds?: WebhookKind[] }): Promise<void>;
+  /** Starts the deliveries of a task that is already finished (workflowId `webhook:<taskId>:<kind>`). */
+  startWebhooks(input: { taskId: string; kinds: WebhookKind[] }): Promise<void>;
   /** Waits up to `budgetMs` for the workflow to finish; false when the budget ran out. */
   waitFor(taskId: string, budgetMs: number): Promise<boolean>;
   /** Requests cancellation of the task's workflow (ignored when already closed). */
   cancel(taskId: string): Promise<void>;
 }
 
+/** The deliveries' schedule from the configuration (workflows cannot read it). */
+function webhookPlan(config: Config, kinds: WebhookKind[]): WebhookPlan {
+  return { kinds, retryDelaysMs: [...config.WEBHOOK_RETRY_DELAYS], timeoutMs: config.WEBHOOK_TIMEOUT };
+}
+
 /** The Temporal implementation of `TaskLauncher`. */
 export function temporalTaskLauncher(client: Client, config: Config): TaskLauncher {
   return {
-    async start(input) {
+    async start({ webhookKinds, ...input }) {
       await client.workflow.start('productTask', {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: input.taskId,
-        args: [{ ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000 } satisfies ProductTaskInput],
+        args: [{
+          ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000,
+          ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds) } : {}),
+        } satisfies ProductTaskInput],
       });
+    },
+    async startWebhooks({ taskId, kinds }) {
+      const plan = webhookPlan(config, kinds);
+      for (const kind of kinds) {
+        await client.workflow.start('webhookDelivery', {
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowId: webhookWorkflowId(taskId, kind),
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          args: [{ taskId, kind, retryDelaysMs: plan.retryDelaysMs, timeoutMs: plan.timeoutMs } satisfies WebhookDeliveryInput],
+        }).catch((error: unknown) => { if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; });
+      }
     },
     async waitFor(taskId, budgetMs) {
       let timer: NodeJS.Timeout | undefined;

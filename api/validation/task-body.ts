@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { AppError, TaskError } from '../../core/errors.js';
 import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
+import { checkWebhookUrl } from '../../core/webhooks/url-policy.js';
 
 /** Maximum task objects in one POST body. */
 export const MAX_TASKS = 100;
@@ -53,6 +54,18 @@ export function readOptional<T>(task: Record<string, unknown>, field: string, sc
   const parsed = schema.safeParse(task[field]);
   if (!parsed.success) throw TaskError.invalidField(field);
   return parsed.data;
+}
+
+/**
+ * Reads `postback_url` / `pingback_url`: null when absent; 40501 naming the field when it is not a
+ * string of at most 2048 characters or breaks the URL rules of api-spec.md "Events" (scheme,
+ * credentials, local or non-public host, control characters, bad labels); `allowlist` is
+ * WEBHOOK_ALLOWLIST.
+ */
+export function readWebhookUrl(task: Record<string, unknown>, field: 'postback_url' | 'pingback_url', allowlist: readonly string[]): string | null {
+  const value = readOptional(task, field, fields.webhookUrl, null);
+  if (value !== null && !checkWebhookUrl(value, allowlist).ok) throw TaskError.invalidField(field);
+  return value;
 }
 
 /** Shared field schemas (api-spec.md "Limits"). */

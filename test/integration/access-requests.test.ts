@@ -34,7 +34,7 @@ beforeAll(async () => {
   embedded = await startEmbeddedPostgres(dataDir);
   await applyMigrations(embedded.url);
   prisma = createPrisma(embedded.url, 1);
-  const launcher: TaskLauncher = { start: async () => undefined, waitFor: async () => false, cancel: async () => undefined };
+  const launcher: TaskLauncher = { start: async () => undefined, startWebhooks: async () => undefined, waitFor: async () => false, cancel: async () => undefined };
   const app = buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), prisma, launcher, logger: createLogger('silent') });
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

@@ -17,6 +17,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embe
 import { applyMigrations } from '../../core/db/migrator.js';
 import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
 import { createLogger } from '../../core/logger.js';
+import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
@@ -27,6 +28,8 @@ let prisma: PrismaClient;
 let server: Server;
 let baseUrl: string;
 let started: string[];
+/** Webhook deliveries asked for: with the task's workflow, or at once by the API (reuse window). */
+const webhookStarts: { taskId: string; kinds: string[]; from: 'productTask' | 'api' }[] = [];
 let rich: { login: string; api_key: string };
 let api: ApiClient;
 
@@ -43,7 +46,8 @@ beforeAll(async () => {
   prisma = createPrisma(embedded.url, 1);
   started = [];
   const launcher: TaskLauncher = {
-    start: async (input) => { started.push(input.taskId); },
+    start: async (input) => { started.push(input.taskId); if (input.webhookKinds?.length) webhookStarts.push({ taskId: input.taskId, kinds: input.webhookKinds, from: 'productTask' }); },
+    startWebhooks: async (input) => { webhookStarts.push({ ...input, from: 'api' }); },
     waitFor: async () => false,
     cancel: async () => undefined,
   };
@@ -233,6 +237,50 @@ describe('task-level field rules', () => {
     ]);
     expect(history.body.tasks[3].result).toEqual([]);
     expect(history.body.cost).toBeCloseTo(PLANS.standard!.rates.history, 9);
+  });
+});
+
+describe('webhook URLs at task_post', () => {
+  const rich = async () => Number((await prisma.account.findUniqueOrThrow({ where: { login: 'rich' } })).balance);
+
+  it('a URL breaking the Security rules fails its task with 40501 naming the field, not charged; valid URLs go with the task', async () => {
+    const before = await rich();
+    const task = { asin: 'B07CL39Z8Q', marketplace: 'com' };
+    const res = await api.post('/v1/retail/product/task_post', [
+      { ...task, postback_url: 'http://127.0.0.1/hook' },
+      { ...task, pingback_url: 'http://localhost/ping?id=$id' },
+      { ...task, postback_url: 'https://user:pw@hooks.example.com/' },
+      { ...task, pingback_url: 'ftp://hooks.example.com/' },
+      { ...task, postback_url: 'http://[::ffff:169.254.169.254]/' },
+      { ...task, pingback_url: 'https://hooks.example.com/a\nb' },
+      { ...task, tag: 'x', postback_url: 'https://hooks.example.com/post', pingback_url: 'https://hooks.example.com/ping?id=$id&tag=$tag' },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body.tasks.map((t: any) => t.status_message)).toEqual([
+      'Invalid field: `postback_url`.', 'Invalid field: `pingback_url`.', 'Invalid field: `postback_url`.', 'Invalid field: `pingback_url`.',
+      'Invalid field: `postback_url`.', 'Invalid field: `pingback_url`.', 'Task Created.',
+    ]);
+    expect(res.body.tasks.slice(0, 6).every((t: any) => t.status_code === 40501 && t.cost === 0)).toBe(true);
+    expect(res.body.cost).toBeCloseTo(price, 9);
+    expect(await rich()).toBeCloseTo(before - price, 9);
+    const created = res.body.tasks[6].id;
+    expect(webhookStarts).toContainEqual({ taskId: created, kinds: ['postback', 'pingback'], from: 'productTask' });
+    expect(webhookStarts.some((w) => res.body.tasks.slice(0, 6).some((t: any) => t.id === w.taskId))).toBe(false);
+  });
+
+  it('a task completed at once from the reuse window starts its webhook deliveries from the API', async () => {
+    await storeObservation(prisma, {
+      asin: 'B0000WEBH1', marketplace: 'com', url: 'https://www.amazon.com/dp/B0000WEBH1', observed_at: new Date().toISOString(), status: 'ok',
+      title: 'Hooked', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+    });
+    const startsBefore = started.length;
+    const res = await api.post('/v1/retail/product/task_post', [{ asin: 'B0000WEBH1', marketplace: 'com', postback_url: 'https://hooks.example.com/post' }]);
+    const id = res.body.tasks[0].id;
+    expect(started.length).toBe(startsBefore);
+    expect(webhookStarts).toContainEqual({ taskId: id, kinds: ['postback'], from: 'api' });
+    // The task stays in tasks_ready: starting its webhook does not collect it.
+    const ready = await api.get('/v1/retail/product/tasks_ready');
+    expect(ready.body.tasks[0].result.map((r: any) => r.id)).toContain(id);
   });
 });
 

@@ -36,6 +36,7 @@ beforeAll(async () => {
   prisma = createPrisma(embedded.url, 1);
   const launcher: TaskLauncher = {
     start: async (input) => { started.push(input.taskId); },
+    startWebhooks: async () => undefined,
     waitFor: async () => false,
     cancel: async () => undefined,
   };

@@ -23,6 +23,8 @@ export interface TestApp {
   prisma: PrismaClient;
   /** Task ids whose workflow the API asked to start. */
   started: string[];
+  /** Webhook deliveries the API asked to start at once (tasks completed from the reuse window). */
+  webhookStarts: { taskId: string; kinds: string[] }[];
   /** A second app process-alike on the same database (shares nothing but the database). */
   another(): Promise<{ url: string; close(): Promise<void> }>;
   close(): Promise<void>;
@@ -45,8 +47,10 @@ export async function startTestApp(options: { database: 'pglite' | 'postgres'; e
   const pool = options.database === 'pglite' ? 1 : 10;
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', LIVE_BUDGET: '300ms', ...options.env });
   const started: string[] = [];
+  const webhookStarts: { taskId: string; kinds: string[] }[] = [];
   const launcher: TaskLauncher = {
     start: async (input) => { started.push(input.taskId); },
+    startWebhooks: async (input) => { webhookStarts.push(input); },
     waitFor: async () => false,
     cancel: async () => undefined,
   };
@@ -59,7 +63,7 @@ export async function startTestApp(options: { database: 'pglite' | 'postgres'; e
   const main = await listen(prisma);
   const others: (() => Promise<void>)[] = [];
   return {
-    url: main.url, dbUrl, dataDir, prisma, started,
+    url: main.url, dbUrl, dataDir, prisma, started, webhookStarts,
     async another() {
       const otherPrisma = createPrisma(dbUrl, pool);
       const other = await listen(otherPrisma);
