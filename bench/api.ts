@@ -1,0 +1,126 @@
+/**
+ * API benchmark: `npx tsx bench/api.ts [--db pglite|postgres|both]`.
+ *
+ * On the whole service (`startStack`), with autocannon in its own process:
+ * - tasks_ready and task_get: requests/s, p50 and p99 at 50 connections (BENCH_API_SECONDS each,
+ *   default 10) over READY completed tasks (BENCH_READY_TASKS, default 100: tasks_ready answers
+ *   all of them; task_get cycles over their ids, the first pass collecting them);
+ * - task_post with 100-task bodies at 10 connections: accepted tasks/s (counted in the database),
+ *   (a) for products with a stored observation (each task completes at once from the reuse
+ *   window: charge, insert, reuse lookup, completion), and (b) for products never read, after the
+ *   worker is stopped, so each task also starts its `productTask` workflow on the Temporal dev
+ *   server (nothing reads the pages, so the browser does not take CPU from the API).
+ * - the floor of task_get: the same answer as two prepared SQL statements through `pg` in a bare
+ *   Koa app (bench/floor.ts), same database, pool size and connections, in the same run.
+ * The account has USD 1,000,000 and rate limits of 1e9 per minute.
+ */
+import { storeObservation } from '../core/observations.js';
+import { benchAccount, call, runLoad, runPart, sampleProduct, withCpuProfile, type LoadResult } from './harness.js';
+import { startFloorServer } from './floor.js';
+import { awaitQuiet, cpuText, envInt, processCpuMs } from './machine.js';
+
+const SECONDS = envInt('BENCH_API_SECONDS', 10);
+const WARMUP_SECONDS = 3;
+const READY = Math.min(1000, envInt('BENCH_READY_TASKS', 100));
+const CONNECTIONS = 50;
+const POST_CONNECTIONS = envInt('BENCH_POST_CONNECTIONS', 10);
+const POST_ROUNDS = envInt('BENCH_POST_ROUNDS', 2);
+
+/** BENCH_API_ONLY=task_get,tasks_ready,task_post limits the runs (for profiling one endpoint). */
+const ONLY = new Set((process.env.BENCH_API_ONLY ?? 'tasks_ready,task_get,task_post').split(',').map((s) => s.trim()));
+
+const asin = (prefix: string, i: number): string => `${prefix}${String(i).padStart(10 - prefix.length, '0')}`;
+
+await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, results) => {
+  const account = await benchAccount(bench.prisma);
+  const headers = { authorization: account.basic, 'content-type': 'application/json' };
+  const base = '/v1/retail/product';
+
+  // Seed: one stored observation per product, then READY tasks that complete at once from them.
+  const stored = Array.from({ length: 100 }, (_, i) => asin('BS', i));
+  for (const a of stored) await storeObservation(bench.prisma, sampleProduct(a));
+  const ids: string[] = [];
+  for (let i = 0; i < READY; i += 100) {
+    const body = Array.from({ length: Math.min(100, READY - i) }, (_, j) => ({ asin: stored[(i + j) % stored.length]!, marketplace: 'com', tag: `ready-${i + j}` }));
+    const res = await call(`${bench.url}${base}/task_post`, account.basic, 'POST', body);
+    if (res.status !== 200 || res.body.tasks_error !== 0) throw new Error(`seeding task_post failed: ${JSON.stringify(res.body).slice(0, 300)}`);
+    ids.push(...(res.body.tasks as { id: string }[]).map((t) => t.id));
+  }
+  const ready = await call(`${bench.url}${base}/tasks_ready`, account.basic, 'GET');
+  const readyCount = (ready.body.tasks[0].result as unknown[]).length;
+  if (readyCount !== READY) throw new Error(`expected ${READY} ready tasks, tasks_ready lists ${readyCount}`);
+  console.log(`  seeded ${stored.length} observations and ${READY} completed tasks; ${CONNECTIONS} connections, ${SECONDS} s per run after a ${WARMUP_SECONDS} s warm-up`);
+
+  const load = async (name: string, requests: { method: 'GET' | 'POST'; path: string; body?: string }[], connections: number): Promise<LoadResult & { serviceCpu: number }> => {
+    await runLoad({ url: bench.url, connections, duration: WARMUP_SECONDS, requests, headers, timeout: 60 });
+    await awaitQuiet(name);
+    const cpuMs = processCpuMs();
+    const r = await withCpuProfile(`${name}-${bench.kind}`, () => runLoad({ url: bench.url, connections, duration: SECONDS, requests, headers, timeout: 60 }));
+    const bad = r.non2xx + r.errors + r.timeouts;
+    console.log(`  ${name}: ${r.requests} requests in ${r.durationSec.toFixed(1)} s, status ${JSON.stringify(r.statusCodes)}${bad ? `, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts` : ''}`);
+    const serviceCpu = (processCpuMs() - cpuMs) / r.requests;
+    console.log(`    ${cpuText(r.cpu)}; the service used ${serviceCpu.toFixed(2)} ms of CPU per request`);
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    return { ...r, serviceCpu };
+  };
+
+  // tasks_ready first: task_get collects the tasks.
+  if (ONLY.has('tasks_ready')) {
+    const tr = await load('tasks_ready', [{ method: 'GET', path: `${base}/tasks_ready` }], CONNECTIONS);
+    results.add(`tasks_ready req/s (${READY} rows, 50 conn)`, tr.reqPerSec, 'req/s', { digits: 0, cpu: tr.cpu });
+    results.add('tasks_ready p50', tr.p50, 'ms');
+    results.add('tasks_ready p99', tr.p99, 'ms');
+    results.add('tasks_ready service CPU per request', tr.serviceCpu, 'ms', { digits: 2 });
+  }
+  if (ONLY.has('task_get')) {
+    const tg = await load('task_get', ids.map((id) => ({ method: 'GET' as const, path: `${base}/task_get/${id}` })), CONNECTIONS);
+    results.add('task_get req/s (50 conn)', tg.reqPerSec, 'req/s', { digits: 0, cpu: tg.cpu, target: { op: '>=', limit: 1500, db: 'postgres' } });
+    results.add('task_get p50', tg.p50, 'ms');
+    results.add('task_get p99', tg.p99, 'ms');
+    results.add('task_get service CPU per request', tg.serviceCpu, 'ms', { digits: 2, note: 'API + Prisma + pg client (+ PGlite) in the service process' });
+
+    // The floor: the same answer as 2 prepared statements through pg in a bare Koa app (bench/floor.ts).
+    const floor = await startFloorServer(bench.stack.db.url, bench.kind === 'pglite' ? 1 : 10, bench.kind === 'postgres');
+    try {
+      const requests = ids.map((id) => ({ method: 'GET' as const, path: `${base}/task_get/${id}` }));
+      await runLoad({ url: floor.url, connections: CONNECTIONS, duration: WARMUP_SECONDS, requests, headers, timeout: 60 });
+      await awaitQuiet('task_get floor');
+      const cpuMs = processCpuMs();
+      const f = await runLoad({ url: floor.url, connections: CONNECTIONS, duration: SECONDS, requests, headers, timeout: 60 });
+      const floorCpu = (processCpuMs() - cpuMs) / f.requests;
+      console.log(`  task_get floor (2 SQL statements, no Prisma/rate limit/metering): ${f.requests} requests, ${f.reqPerSec.toFixed(0)} req/s; ${cpuText(f.cpu)}; ${floorCpu.toFixed(2)} ms of CPU per request`);
+      if (f.non2xx > 0 || f.errors > 0) throw new Error(`task_get floor: ${f.non2xx} non-2xx answers, ${f.errors} errors`);
+      results.add('task_get floor req/s (2 SQL statements)', f.reqPerSec, 'req/s', { digits: 0, cpu: f.cpu, note: `service / floor = ${(tg.reqPerSec / f.reqPerSec).toFixed(2)}` });
+      results.add('task_get floor CPU per request', floorCpu, 'ms', { digits: 2 });
+    } finally {
+      await floor.close();
+    }
+  }
+  if (!ONLY.has('task_post')) return;
+
+  // task_post: each connection sends POST_ROUNDS 100-task bodies; tasks/s = tasks stored / wall time.
+  const postRun = async (name: string, asins: string[]) => {
+    const body = JSON.stringify(asins.map((a, i) => ({ asin: a, marketplace: 'com', tag: `post-${i}` })));
+    const requests = [{ method: 'POST' as const, path: `${base}/task_post`, body }];
+    await runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS, requests, headers, timeout: 300 });
+    await awaitQuiet(name);
+    const before = await bench.prisma.task.count();
+    const r = await withCpuProfile(`${name.replace(/\W+/g, '_')}-${bench.kind}`, () =>
+      runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS * POST_ROUNDS, requests, headers, timeout: 300 }),
+    );
+    const accepted = (await bench.prisma.task.count()) - before;
+    console.log(`  ${name}: ${r.requests} requests, ${accepted} tasks stored in ${r.durationSec.toFixed(1)} s, status ${JSON.stringify(r.statusCodes)}${r.errors + r.timeouts ? `, ${r.errors} errors, ${r.timeouts} timeouts` : ''}`);
+    console.log(`    ${cpuText(r.cpu)}`);
+    return { tasksPerSec: accepted / r.durationSec, r, accepted };
+  };
+
+  const reuse = await postRun('task_post (reuse window)', stored);
+  results.add(`task_post tasks/s (reuse window, ${POST_CONNECTIONS} conn)`, reuse.tasksPerSec, 'tasks/s', { digits: 0, cpu: reuse.r.cpu });
+  results.add('task_post p50 per 100-task request', reuse.r.p50, 'ms', { digits: 0 });
+
+  // (b) every task starts a workflow; stop the worker first so no page is read meanwhile.
+  await bench.stack.worker.stop();
+  const fresh = await postRun('task_post (workflow start)', Array.from({ length: 100 }, (_, i) => asin('BF', i)));
+  results.add(`task_post tasks/s (workflow start, ${POST_CONNECTIONS} conn)`, fresh.tasksPerSec, 'tasks/s', { digits: 0, cpu: fresh.r.cpu });
+  results.add('task_post p50 per 100-task request (workflow)', fresh.r.p50, 'ms', { digits: 0 });
+});

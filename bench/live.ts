@@ -1,0 +1,171 @@
+/**
+ * Live benchmark: `npx tsx bench/live.ts [--db pglite|postgres|both]`.
+ *
+ * POST /v1/retail/product/live, one request at a time, on the whole service:
+ * - cache hit: a stored observation younger than `max_age_minutes` (BENCH_LIVE_HITS requests,
+ *   default 200, after 20 warm-up requests): p50 / p95;
+ * - fresh read (`max_age_minutes: 0`) through the Temporal workflow, Chromium and the replay
+ *   server, cycling over the replay folder's product pages (BENCH_LIVE_READS, default 40, after 3
+ *   warm-up reads): p50 / p95 of the total, of the page load and of the service's own overhead
+ *   (total − page load). The page load is the browser grid's own `loadMs` of each read (context
+ *   setup + navigation + the replay server serving the page, queue wait excluded), which the worker
+ *   logs with every stored observation; the bench captures the service's log lines.
+ *   The overhead is then split further: the parser's time on the same pages (parseProductPage in
+ *   this process, after the run) and the rest (workflow start and result, the three activities,
+ *   database writes, HTTP), and along each read's workflow history (timing spans from the event
+ *   times the Temporal server recorded: before the workflow started, up to the read activity, the
+ *   activity minus loadMs, after it, after the workflow ended).
+ */
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { resolveMarketplace } from '../core/marketplaces.js';
+import { storeObservation } from '../core/observations.js';
+import { decodePage, parseProductPage } from '../worker/parser/index.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { benchAccount, call, replayDir, replayProducts, runPart, sampleProduct, withCpuProfile } from './harness.js';
+import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, p50, p95, processCpuMs } from './machine.js';
+
+/** Durations (ms) of one live read, from its workflow history and the client's clock. */
+interface Spans {
+  beforeStart: number;
+  startToRead: number;
+  read: number;
+  readToEnd: number;
+  afterEnd: number;
+  loadMs: number;
+}
+
+/** A Temporal client per dev server (each run of the part starts its own). */
+const temporalClients = new Map<string, Client>();
+
+/** Splits one live read along its workflow's history (event times of the Temporal server; same machine clock). */
+async function workflowSpans(address: string, namespace: string, workflowId: string, sentAt: number, answeredAt: number): Promise<Omit<Spans, 'loadMs'>> {
+  let temporal = temporalClients.get(address);
+  if (!temporal) {
+    temporal = new Client({ connection: await Connection.connect({ address }), namespace });
+    temporalClients.set(address, temporal);
+  }
+  const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+  const E = proto.temporal.api.enums.v1.EventType;
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined): number => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  const events = history.events ?? [];
+  const started = events.find((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
+  const ended = events.find((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+  const scheduled = events.find((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === 'readProductPage');
+  const readStart = events.find((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_STARTED && Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(scheduled?.eventId));
+  const readEnd = events.find((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED && Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(scheduled?.eventId));
+  if (!started || !ended || !readStart || !readEnd) throw new Error(`workflow ${workflowId}: history lacks the expected events`);
+  return {
+    beforeStart: ms(started.eventTime) - sentAt,
+    startToRead: ms(readStart.eventTime) - ms(started.eventTime),
+    read: ms(readEnd.eventTime) - ms(readStart.eventTime),
+    readToEnd: ms(ended.eventTime) - ms(readEnd.eventTime),
+    afterEnd: answeredAt - ms(ended.eventTime),
+  };
+}
+
+const HITS = envInt('BENCH_LIVE_HITS', 200);
+const READS = envInt('BENCH_LIVE_READS', 40);
+
+await runPart('live', 'live: cache hit and fresh read', {}, async (bench, results) => {
+  const account = await benchAccount(bench.prisma);
+  const url = `${bench.url}/v1/retail/product/live`;
+
+  // Cache hit.
+  await storeObservation(bench.prisma, sampleProduct('BL00000001'));
+  const hitBody = [{ asin: 'BL00000001', marketplace: 'com', max_age_minutes: 60 }];
+  for (let i = 0; i < 20; i++) await call(url, account.basic, 'POST', hitBody);
+  const hits: number[] = [];
+  await awaitQuiet('live cache hit');
+  let cpu0 = cpuSnapshot();
+  const ms0 = processCpuMs();
+  await withCpuProfile(`live-hit-${bench.kind}`, async () => {
+    for (let i = 0; i < HITS; i++) {
+      const r = await call(url, account.basic, 'POST', hitBody);
+      if (r.status !== 200 || r.body.tasks[0].status_code !== 20000) throw new Error(`live cache hit failed: ${JSON.stringify(r.body).slice(0, 300)}`);
+      hits.push(r.ms);
+    }
+  });
+  let cpu = cpuShare(cpu0, cpuSnapshot());
+  const hitCpu = (processCpuMs() - ms0) / HITS;
+  console.log(`  cache hit: ${HITS} sequential requests; ${cpuText(cpu)}`);
+  results.add('live cache hit p50', p50(hits), 'ms', { target: { op: '<=', limit: 15 }, cpu });
+  results.add('live cache hit p95', p95(hits), 'ms');
+  results.add('live cache hit service CPU per request', hitCpu, 'ms', { digits: 2 });
+
+  // Fresh reads.
+  const products = await replayProducts(replayDir());
+  if (products.length === 0) throw new Error(`no product pages in ${replayDir()}`);
+  const read = async (i: number) => {
+    const p = products[i % products.length]!;
+    const mark = bench.logs.lines.length;
+    const sentAt = Date.now();
+    const r = await call(url, account.basic, 'POST', [{ asin: p.asin, marketplace: p.marketplace, max_age_minutes: 0 }]);
+    const task = r.body.tasks?.[0];
+    if (r.status !== 200 || task?.status_code !== 20000) throw new Error(`live read of ${p.file} failed: ${JSON.stringify(r.body).slice(0, 300)}`);
+    // The worker logs the read before the API answers; allow a moment for the line anyway.
+    let logged = bench.logs.reads(mark).filter((x) => x.key === `${p.marketplace}:${p.asin}`);
+    for (let w = 0; w < 20 && logged.length === 0; w++) {
+      await new Promise((res) => setTimeout(res, 10));
+      logged = bench.logs.reads(mark).filter((x) => x.key === `${p.marketplace}:${p.asin}`);
+    }
+    if (logged.length !== 1) throw new Error(`expected one logged read of ${p.file}, found ${logged.length}`);
+    return { total: r.ms, loadMs: logged[0]!.loadMs, product: p, taskId: task.id as string, sentAt, answeredAt: Date.now() };
+  };
+  for (let i = 0; i < 3; i++) await read(i);
+  const totals: number[] = [];
+  const loads: number[] = [];
+  const overheads: number[] = [];
+  const readPages: typeof products = [];
+  const spans: Spans[] = [];
+  await awaitQuiet('live fresh read');
+  cpu0 = cpuSnapshot();
+  await withCpuProfile(`live-fresh-${bench.kind}`, async () => {
+    for (let i = 0; i < READS; i++) {
+      const r = await read(i);
+      totals.push(r.total);
+      loads.push(r.loadMs);
+      overheads.push(r.total - r.loadMs);
+      readPages.push(r.product);
+      spans.push({ ...(await workflowSpans(bench.stack.temporalAddress, bench.stack.config.TEMPORAL_NAMESPACE, r.taskId, r.sentAt, r.answeredAt)), loadMs: r.loadMs });
+    }
+  });
+  cpu = cpuShare(cpu0, cpuSnapshot());
+  console.log(`  fresh reads: ${READS} sequential requests over ${products.length} pages (median ${Math.round(p50(products.map((p) => p.bytes)) / 1024)} KiB); ${cpuText(cpu)}`);
+  results.add('live fresh read total p50', p50(totals), 'ms', { cpu });
+  results.add('live fresh read total p95', p95(totals), 'ms');
+  results.add('live fresh read page load (loadMs) p50', p50(loads), 'ms');
+  results.add('live fresh read page load (loadMs) p95', p95(loads), 'ms');
+  results.add('live fresh read overhead p50', p50(overheads), 'ms', { target: { op: '<=', limit: 150 }, cpu });
+  results.add('live fresh read overhead p95', p95(overheads), 'ms');
+
+  // Where the overhead goes: the parser's share, timed on the same pages in this process.
+  const parseMs: number[] = [];
+  for (const p of readPages) {
+    const bytes = fs.readFileSync(path.join(replayDir(), p.file));
+    const marketplace = resolveMarketplace(p.marketplace)!;
+    const t = performance.now();
+    parseProductPage(decodePage(bytes, 'text/html'), marketplace);
+    parseMs.push(performance.now() - t);
+  }
+  results.add('  of which parsing (same pages, decode+parse) p50', p50(parseMs), 'ms', { note: 'timed after the run in the bench process' });
+  results.add('  of which the rest (Temporal, DB, HTTP) p50', p50(overheads) - p50(parseMs), 'ms', { note: 'overhead p50 − parse p50' });
+
+  // The same reads split along the workflow's own history (event times of the Temporal server).
+  const span = (k: keyof Spans) => p50(spans.map((x) => x[k]));
+  console.log('  timing spans of the fresh reads from their workflow histories (p50 of each, ms):');
+  console.log(`    request sent → workflow started (API: auth, charge, task row, start call)  ${span('beforeStart').toFixed(0)}`);
+  console.log(`    workflow started → readProductPage started (markTaskRunning, 2 workflow tasks) ${span('startToRead').toFixed(0)}`);
+  console.log(`    readProductPage (page load ${span('loadMs').toFixed(0)} + decode, parse, store)  ${span('read').toFixed(0)}`);
+  console.log(`    readProductPage done → workflow completed (completeTask, 2 workflow tasks)   ${span('readToEnd').toFixed(0)}`);
+  console.log(`    workflow completed → answer received (API: result wait, task update, JSON)  ${span('afterEnd').toFixed(0)}`);
+  results.add('  span: request → workflow started p50', span('beforeStart'), 'ms');
+  results.add('  span: workflow start → read activity start p50', span('startToRead'), 'ms');
+  results.add('  span: read activity minus loadMs p50', p50(spans.map((x) => x.read - x.loadMs)), 'ms', { note: 'decode + parse + store' });
+  results.add('  span: read activity end → workflow end p50', span('readToEnd'), 'ms');
+  results.add('  span: workflow end → answer p50', span('afterEnd'), 'ms');
+  await temporalClients.get(bench.stack.temporalAddress)?.connection.close();
+  temporalClients.delete(bench.stack.temporalAddress);
+});

@@ -1,0 +1,40 @@
+/**
+ * One autocannon run in its own process (the load generator must not share the service's event
+ * loop). Reads {@link LoadOptions} as JSON on stdin and prints one JSON {@link LoadResult} line.
+ * Started by `runLoad` in bench/harness.ts.
+ */
+import autocannon from 'autocannon';
+import type { LoadOptions, LoadResult } from './harness.js';
+
+let input = '';
+process.stdin.setEncoding('utf8');
+for await (const chunk of process.stdin) input += chunk as string;
+const options = JSON.parse(input) as LoadOptions;
+
+const result = await autocannon({
+  url: options.url,
+  connections: options.connections,
+  ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.duration ?? 10 }),
+  timeout: options.timeout ?? 30,
+  headers: options.headers,
+  requests: options.requests.map((r) => ({ method: r.method, path: r.path, ...(r.body !== undefined && { body: r.body }) })),
+});
+
+const statusCodes: Record<string, number> = {};
+for (const [code, stats] of Object.entries((result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})) {
+  statusCodes[code] = stats.count;
+}
+const out: Omit<LoadResult, 'cpu'> = {
+  requests: result.requests.total,
+  reqPerSec: result.requests.total / result.duration,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  mean: result.latency.average,
+  non2xx: result.non2xx,
+  errors: result.errors,
+  timeouts: result.timeouts,
+  durationSec: result.duration,
+  statusCodes,
+  cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+};
+process.stdout.write(`${JSON.stringify(out)}\n`);
