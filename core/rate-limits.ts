@@ -25,7 +25,9 @@ export class AccountRateLimits {
     const id = `${kind}:${points}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
-      limiter = new RateLimiterPrisma({ storeClient: this.prisma, tableName: 'rateLimit', keyPrefix: kind, points, duration: WINDOW_SECONDS });
+      // No background clean-up timer (it outlives the database in tests and on shutdown): each
+      // consume already replaces its own key's expired row, one row per account and kind.
+      limiter = new RateLimiterPrisma({ storeClient: this.prisma, tableName: 'rateLimit', keyPrefix: kind, points, duration: WINDOW_SECONDS, clearExpiredByTimeout: false });
       this.limiters.set(id, limiter);
     }
     return limiter;

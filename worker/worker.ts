@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../core/config.js';
+import { pageReadQueue } from '../workflows/messages.js';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 
 /** The workflows entry: the TypeScript source under tsx/vitest, the compiled file under dist/. */
@@ -14,6 +15,9 @@ export function workflowsPath(): string {
   const ts = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
   return fs.existsSync(ts) ? ts : fileURLToPath(new URL('../workflows/index.js', import.meta.url));
 }
+
+/** Sticky-cache size: workflows kept in worker memory between their tasks. */
+export const MAX_CACHED_WORKFLOWS = 300;
 
 let runtimeInstalled = false;
 
@@ -39,20 +43,33 @@ export function installTemporalLogging(logger: Logger): void {
 }
 
 /**
- * Creates (does not run) a worker polling `config.TEMPORAL_TASK_QUEUE`.
- * Concurrent source reads are bounded by the browser grid; the activity slots here only cap
- * how many wait for it.
+ * Creates (does not run) the workers: one polling `config.TEMPORAL_TASK_QUEUE` for workflows and
+ * bookkeeping activities, and one polling its page-read queue with one slot per browser page, so
+ * a backlog of reads waits in Temporal rather than timing out inside the worker.
  */
-export async function createWorker(options: { config: Config; address: string; deps: ActivityDeps }): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(options: { config: Config; address: string; deps: ActivityDeps }): Promise<{ worker: Worker; pageReader: Worker; connection: NativeConnection }> {
   installTemporalLogging(options.deps.logger);
   const connection = await NativeConnection.connect({ address: options.address });
+  const activities = createActivities(options.deps);
+  // Page reads: exactly as many slots as the browser grid has pages (BROWSER_MAX_PAGES per browser).
+  const pageSlots = options.config.BROWSER_MAX_PAGES * Math.max(1, options.config.BROWSER_WS_ENDPOINTS.length);
+  const pageReader = await Worker.create({
+    connection,
+    namespace: options.config.TEMPORAL_NAMESPACE,
+    taskQueue: pageReadQueue(options.config.TEMPORAL_TASK_QUEUE),
+    activities: { readProductPage: activities.readProductPage },
+    maxConcurrentActivityTaskExecutions: pageSlots,
+  });
   const worker = await Worker.create({
     connection,
     namespace: options.config.TEMPORAL_NAMESPACE,
     taskQueue: options.config.TEMPORAL_TASK_QUEUE,
     workflowsPath: workflowsPath(),
-    activities: createActivities(options.deps),
+    activities,
     maxConcurrentActivityTaskExecutions: 50,
+    // Monitors idle on timers for hours: keep only recently active workflows in memory and replay
+    // the others from history when their timer fires (bounded memory with 10,000+ monitors).
+    maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
   });
-  return { worker, connection };
+  return { worker, pageReader, connection };
 }

@@ -101,14 +101,22 @@ export function monitorWorkflowId(subscriptionId: number): string {
   return `monitor:${subscriptionId}`;
 }
 
+/**
+ * Offset of a subscription's first read within its first interval: the fractional part of
+ * id × golden ratio, which spreads consecutive ids evenly over the interval (a batch of adds
+ * neither reads all at once nor re-reads all at once every interval).
+ */
+export function firstReadOffset(subscriptionId: number, intervalMs: number): number {
+  return Math.floor(intervalMs * ((subscriptionId * 0.6180339887498949) % 1));
+}
+
 /** What the workflow carries across continue-as-new (times are epoch ms of workflow time). */
 export interface MonitorState {
   frequency: Frequency;
   intervalMs: number;
   /** True while the subscription is `paused_balance`: no reads, only status rechecks. */
   paused: boolean;
-  /** When the next read is due. The first one falls at a per-subscription offset within the first
-   *  interval so a batch of adds does not read (and re-read every interval) all at once. */
+  /** When the next read is due; the first one at `firstReadOffset` within the first interval. */
   nextDueAt: number;
   /** While paused: when the database status is checked again (a resume signal checks at once). */
   recheckAt: number;
@@ -132,6 +140,9 @@ export interface MonitorSubscriptionInput {
   readAttempts: number;
   /** First retry delay of a failed read, ms. */
   retryInitialMs: number;
+  /** Epoch ms of the first read, when the starter delayed the workflow's start up to it (a new
+   *  monitor then costs the worker nothing until its first read); else now + `firstReadOffset`. */
+  firstReadAt?: number;
   /** Continue-as-new after this many ticks (reads or paused rechecks); tests lower it. */
   continueAsNewAfter?: number;
   state?: MonitorState;
@@ -171,3 +182,12 @@ export const resumeMonitorSignal = defineSignal('monitorResume');
 export const stopMonitorSignal = defineSignal('monitorStop');
 /** The workflow's carried state (for tests and operators). */
 export const monitorStateQuery = defineQuery<MonitorState>('monitorState');
+
+/**
+ * The task queue of page reads: a worker polls it with exactly as many activity slots as the
+ * browser grid has pages, so a backlog waits in Temporal (schedule-to-start) instead of burning
+ * the reads' start-to-close time in a worker queue.
+ */
+export function pageReadQueue(taskQueue: string): string {
+  return `${taskQueue}-page-reads`;
+}

@@ -4,9 +4,9 @@
  * when every attempt fails the task fails with 50301 and is refunded (api-spec.md "Task lifecycle").
  * A finished task_post task then starts its webhook deliveries (workflows/webhook-delivery.ts).
  */
-import { ActivityFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities/index.js';
-import type { ProductTaskInput, ProductTaskOutcome } from './messages.js';
+import { pageReadQueue, type ProductTaskInput, type ProductTaskOutcome } from './messages.js';
 import { startWebhookDeliveries } from './webhook-delivery.js';
 
 const bookkeeping = proxyActivities<Activities>({
@@ -16,6 +16,7 @@ const bookkeeping = proxyActivities<Activities>({
 
 export async function productTask(input: ProductTaskInput): Promise<ProductTaskOutcome> {
   const { readProductPage } = proxyActivities<Activities>({
+    taskQueue: pageReadQueue(workflowInfo().taskQueue),
     startToCloseTimeout: input.budgetMs ?? '90s',
     ...(input.budgetMs ? { scheduleToCloseTimeout: input.budgetMs } : {}),
     heartbeatTimeout: '15s',
