@@ -13,9 +13,12 @@ import { errorEnvelope } from './middleware/error-envelope.js';
 import { jsonBody } from './middleware/json-body.js';
 import { metering } from './middleware/metering.js';
 import { appendixRoutes } from './routes/appendix.routes.js';
+import { graphqlRoutes } from './routes/graphql.routes.js';
+import { monitoringRoutes } from './routes/monitoring.routes.js';
 import { productRoutes } from './routes/product.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
+import type { MonitorLauncher } from './services/monitor-launcher.js';
 import type { TaskLauncher } from './services/task-launcher.js';
 
 export interface AppDeps {
@@ -23,6 +26,8 @@ export interface AppDeps {
   prisma: PrismaClient;
   launcher: TaskLauncher;
   logger: Logger;
+  /** Monitoring workflows; required by the monitoring routes (api/server.ts always sets it). */
+  monitors?: MonitorLauncher;
 }
 
 const methodNotAllowed = () => new AppError('BAD_REQUEST', { httpStatus: 405, message: 'Bad Request. Method not allowed.' });
@@ -34,10 +39,11 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(metering(deps));
   app.use(jsonBody());
   const rateLimits = new AccountRateLimits(deps.prisma);
-  for (const router of [systemRoutes(deps.prisma), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits)]) {
+  for (const router of [systemRoutes(deps.prisma), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }
+  app.use(graphqlRoutes(deps, rateLimits).routes());
   app.on('error', (error) => deps.logger.error({ err: error }, 'koa error'));
   return app;
 }

@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp, type AppDeps } from './app.js';
+import { temporalMonitorLauncher } from './services/monitor-launcher.js';
 import { temporalTaskLauncher } from './services/task-launcher.js';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
@@ -23,7 +24,10 @@ export interface ApiServer {
 export async function startApiServer(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger }): Promise<ApiServer> {
   const connection = await Connection.connect({ address: options.temporalAddress });
   const client = new Client({ connection, namespace: options.config.TEMPORAL_NAMESPACE });
-  const deps: AppDeps = { config: options.config, prisma: options.prisma, logger: options.logger, launcher: temporalTaskLauncher(client, options.config) };
+  const deps: AppDeps = {
+    config: options.config, prisma: options.prisma, logger: options.logger, launcher: temporalTaskLauncher(client, options.config),
+    monitors: temporalMonitorLauncher(client, options.config, { onError: (err, subscriptionId) => options.logger.warn({ err, subscriptionId }, 'could not signal the monitor') }),
+  };
   const app = buildApp(deps);
   const server = app.listen(options.config.PORT, '0.0.0.0');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

@@ -75,6 +75,8 @@ const schema = z.object({
   LIVE_BUDGET: duration.default(60_000),
   /** Attempts of one source read before a task fails with 50301. @default 3 */
   SOURCE_READ_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** `production` turns off development aids (GraphiQL at /graphql). @default "development" */
+  NODE_ENV: optionalString.transform((s) => s ?? 'development'),
   /** pino level. @default "info" */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Public origin of the API, used to build the one-time credentials links of approved access

@@ -7,8 +7,22 @@ import type { Product, Bsr, Variant } from './product.js';
 /** A stored observation row as Prisma returns it. */
 type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
 
-/** Stores one observation and returns its id (history carries ids, never HTML). */
+/**
+ * Stores one observation and returns its id (history carries ids, never HTML). With
+ * `subscriptionId` the observation is a monitoring delivery of that subscription; if the
+ * subscription was deleted meanwhile, it is stored as a plain observation.
+ */
 export async function storeObservation(prisma: PrismaClient, product: Product, subscriptionId?: number): Promise<bigint> {
+  try {
+    return await insertObservation(prisma, product, subscriptionId);
+  } catch (error) {
+    // P2003: foreign key violation, the subscription row is gone.
+    if (subscriptionId === undefined || (error as { code?: string }).code !== 'P2003') throw error;
+    return insertObservation(prisma, product);
+  }
+}
+
+async function insertObservation(prisma: PrismaClient, product: Product, subscriptionId?: number): Promise<bigint> {
   const row = await prisma.observation.create({
     data: {
       asin: product.asin,

@@ -6,6 +6,8 @@ import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import { apiKeyRecord, generateApiKey } from '../../core/api-keys.js';
 import { credit, usd } from '../../core/ledger.js';
 import { PLANS, planOf } from '../../core/pricing.js';
+import { resumeAccountSubscriptions } from '../../core/subscriptions.js';
+import type { MonitorLauncher } from '../services/monitor-launcher.js';
 
 /** Raised for operator mistakes (unknown login, duplicate login, bad amount); the CLI prints it. */
 export class AdminError extends Error {
@@ -58,18 +60,28 @@ export async function createAccountIn(tx: Prisma.TransactionClient, input: NewAc
 }
 
 /**
- * Adds `amount` USD to an account's balance (a ledger top-up).
+ * Adds `amount` USD to an account's balance (a ledger top-up), then resumes the account's paused
+ * monitoring subscriptions when the balance covers the monitoring price (api-spec.md "Subscription
+ * status": paused_balance → active on top-up) and signals their monitors through `monitors`. Without
+ * `monitors` (or when a signal is lost) each monitor notices within one interval.
  * @returns `{ login, balance }` after the top-up.
  * @throws AdminError for an unknown login or a non-positive amount.
  */
-export async function topUp(prisma: PrismaClient, input: { login: string; amount: number }): Promise<{ login: string; balance: number }> {
+export async function topUp(
+  prisma: PrismaClient,
+  input: { login: string; amount: number },
+  options: { monitors?: Pick<MonitorLauncher, 'resume'> } = {},
+): Promise<{ login: string; balance: number }> {
   if (!(input.amount > 0)) throw new AdminError('amount must be a positive number of USD');
-  return prisma.$transaction(async (tx) => {
+  const { accountId, balance } = await prisma.$transaction(async (tx) => {
     const account = await tx.account.findUnique({ where: { login: input.login }, select: { id: true } });
     if (!account) throw new AdminError(`no account with login "${input.login}"`);
     const balance = await credit(tx, { accountId: account.id, amount: usd(input.amount), kind: 'topup', note: 'admin topup' });
-    return { login: input.login, balance };
+    return { accountId: account.id, balance };
   });
+  const resumed = await resumeAccountSubscriptions(prisma, accountId);
+  if (resumed.length) await options.monitors?.resume(resumed);
+  return { login: input.login, balance };
 }
 
 /**

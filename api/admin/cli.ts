@@ -6,6 +6,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, publicBaseUrl, type Config } from '../../core/config.js';
 import { openDatabase, type Database } from '../../core/db/database.js';
 import { createMailer } from '../../core/mailer.js';
+import { temporalAddressOf } from '../../core/temporal/address.js';
+import { connectMonitorLauncher, type MonitorLauncher } from '../services/monitor-launcher.js';
 import { approveAccessRequest, listAccessRequests } from './access-requests.js';
 import { AdminError, createAccount, setDisabled, setLimits, topUp } from './accounts.js';
 
@@ -35,6 +37,29 @@ async function withDatabase<T>(fn: (db: Database, config: Config) => Promise<T>)
   }
 }
 
+/**
+ * The running service's monitors, for `topup` to signal resumed subscriptions: connected on first
+ * use to TEMPORAL_ADDRESS or the embedded dev server recorded in DATA_DIR. When Temporal does not
+ * answer, a note goes to stderr: each monitor then notices the resume within one interval.
+ */
+function serviceMonitors(config: Config): { monitors: Pick<MonitorLauncher, 'resume'>; close(): Promise<void> } {
+  let connected: Awaited<ReturnType<typeof connectMonitorLauncher>> = null;
+  return {
+    monitors: {
+      async resume(ids) {
+        const address = temporalAddressOf(config);
+        connected = address ? await connectMonitorLauncher(config, address, { onError: (error, id) => console.error(`could not signal monitor:${id}: ${String(error)}`) }) : null;
+        if (!connected) {
+          console.error(`note: Temporal is not reachable; the ${ids.length} resumed subscriptions restart reading within one monitoring interval`);
+          return;
+        }
+        await connected.launcher.resume(ids);
+      },
+    },
+    close: async () => { await connected?.close(); },
+  };
+}
+
 const program = new Command('admin').description('retail-data-api operator commands').exitOverride();
 const account = program.command('account').description('accounts');
 
@@ -51,7 +76,14 @@ account
   .command('topup')
   .requiredOption('--login <login>')
   .requiredOption('--amount <usd>', 'USD to add', usdAmount)
-  .action((o: { login: string; amount: number }) => withDatabase((db) => topUp(db.prisma, o)));
+  .action((o: { login: string; amount: number }) => withDatabase(async (db, config) => {
+    const service = serviceMonitors(config);
+    try {
+      return await topUp(db.prisma, o, { monitors: service.monitors });
+    } finally {
+      await service.close();
+    }
+  }));
 
 for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
   account

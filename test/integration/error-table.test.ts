@@ -177,10 +177,14 @@ describe('api-spec.md "Errors", row by row', () => {
     expect(got.body.tasks[0].cost).toBe(0);
   });
 
-  it('every row and level of the table is covered (task-level 40400 arrives with monitoring)', () => {
+  it('40400 Not Found: task level (an unknown subscription in monitoring/delete)', async () => {
+    taskLevel(await api.post('/v1/retail/monitoring/delete', [{ id: 987_654 }]), 40400);
+  });
+
+  it('every row and level of the table is covered', () => {
     const expected = [
       '20000/request', '20000/task', '20100/task', '40000/request', '40000/task', '40001/request', '40100/request', '40101/request',
-      '40102/request', '40200/request', '40200/task', '40202/request', '40400/request', '40401/task', '40402/task', '40501/request',
+      '40102/request', '40200/request', '40200/task', '40202/request', '40400/request', '40400/task', '40401/task', '40402/task', '40501/request',
       '40501/task', '40502/request', '40502/task', '40503/request', '40503/task', '40600/request', '50000/request', '50301/task',
     ];
     expect([...seen].sort()).toEqual([...expected].sort());

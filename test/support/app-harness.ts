@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../api/app.js';
+import type { MonitorLauncher } from '../../api/services/monitor-launcher.js';
 import type { TaskLauncher } from '../../api/services/task-launcher.js';
 import { loadConfig } from '../../core/config.js';
 import { startEmbeddedPostgres } from '../../core/db/embedded-postgres.js';
@@ -25,6 +26,8 @@ export interface TestApp {
   started: string[];
   /** Webhook deliveries the API asked to start at once (tasks completed from the reuse window). */
   webhookStarts: { taskId: string; kinds: string[] }[];
+  /** Subscription ids whose monitor the API asked to start / configure / stop. */
+  monitors: { started: number[]; configured: number[]; stopped: number[] };
   /** A second app process-alike on the same database (shares nothing but the database). */
   another(): Promise<{ url: string; close(): Promise<void> }>;
   close(): Promise<void>;
@@ -54,8 +57,15 @@ export async function startTestApp(options: { database: 'pglite' | 'postgres'; e
     waitFor: async () => false,
     cancel: async () => undefined,
   };
+  const monitorCalls = { started: [] as number[], configured: [] as number[], stopped: [] as number[] };
+  const monitors: MonitorLauncher = {
+    start: async (target) => { monitorCalls.started.push(target.subscriptionId); },
+    configure: async (target) => { monitorCalls.configured.push(target.subscriptionId); },
+    resume: async () => undefined,
+    stop: async (id) => { monitorCalls.stopped.push(id); },
+  };
   const listen = async (prisma: PrismaClient) => {
-    const server = buildApp({ config, prisma, launcher, logger: createLogger('silent') }).listen(0, '127.0.0.1');
+    const server = buildApp({ config, prisma, launcher, monitors, logger: createLogger('silent') }).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   };
@@ -63,7 +73,7 @@ export async function startTestApp(options: { database: 'pglite' | 'postgres'; e
   const main = await listen(prisma);
   const others: (() => Promise<void>)[] = [];
   return {
-    url: main.url, dbUrl, dataDir, prisma, started, webhookStarts,
+    url: main.url, dbUrl, dataDir, prisma, started, webhookStarts, monitors: monitorCalls,
     async another() {
       const otherPrisma = createPrisma(dbUrl, pool);
       const other = await listen(otherPrisma);

@@ -10,6 +10,7 @@ describe('workflow bundle', () => {
   it('bundles workflows/index.ts without Node built-ins', async () => {
     const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } as never });
     expect(code).toContain('productTask');
+    expect(code).toContain('monitorSubscription');
     expect(code).not.toMatch(/require\(["']node:/);
   }, 120_000);
 });

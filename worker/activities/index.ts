@@ -4,13 +4,17 @@
  */
 import { createProductReadActivities, type ProductReadDeps } from './product-read.js';
 import { createTaskActivities } from './task-bookkeeping.js';
+import { createMonitoringActivities } from './monitoring.js';
+import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from './webhook-delivery.js';
 
-export type ActivityDeps = ProductReadDeps;
+export type ActivityDeps = ProductReadDeps & WebhookDeliveryDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createProductReadActivities(deps),
     ...createTaskActivities(deps),
+    ...createMonitoringActivities(deps),
+    ...createWebhookDeliveryActivities(deps),
   };
 }
 

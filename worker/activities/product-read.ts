@@ -40,7 +40,8 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  */
 export function createProductReadActivities({ prisma, source, logger }: ProductReadDeps) {
   return {
-    async readProductPage(input: { asin: string; marketplace: string }): Promise<ReadProductResult> {
+    /** With `subscriptionId`, the stored observation is attached to that monitoring subscription. */
+    async readProductPage(input: { asin: string; marketplace: string; subscriptionId?: number }): Promise<ReadProductResult> {
       const marketplace = resolveMarketplace(input.marketplace);
       if (!marketplace) throw ApplicationFailure.nonRetryable(`unknown marketplace ${input.marketplace}`, 'BadInput');
       const asin = input.asin.toUpperCase();
@@ -62,7 +63,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       const html = decodePage(page.bytes, page.contentType);
       const parsed = parseProductPage(html, marketplace);
       if (page.httpStatus === 404 || parsed.kind === 'not_found') {
-        const id = await storeObservation(prisma, notFoundProduct(marketplace, asin, observedAt));
+        const id = await storeObservation(prisma, notFoundProduct(marketplace, asin, observedAt), input.subscriptionId);
         log.info('product not found');
         return { observationId: id.toString(), status: 'not_found' };
       }
@@ -75,7 +76,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
         asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
         ...parsed.fields, parser_version: PARSER_VERSION,
       };
-      const id = await storeObservation(prisma, product);
+      const id = await storeObservation(prisma, product, input.subscriptionId);
       log.info({ status: product.status }, 'observation stored');
       return { observationId: id.toString(), status: product.status };
     },

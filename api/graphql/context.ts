@@ -1,0 +1,80 @@
+/**
+ * The per-request GraphQL context: the caller (authenticated with the REST scheme, optional until a
+ * field needs it), the Prisma client, request-scoped batch loaders and the usage meter.
+ *
+ * Scoping rule: every account-owned row (tasks, subscriptions, keys, usage) is read with
+ * `accountId: <caller>` in its `where`, here or in the REST service the field calls; product
+ * observations are shared data and carry no link back to an account.
+ */
+import DataLoader from 'dataloader';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { AppError } from '../../core/errors.js';
+import type { Envelope } from '../envelope.js';
+import type { AuthAccount } from '../context.js';
+import type { MonitorLauncher } from '../services/monitor-launcher.js';
+import type { ProductTaskDeps } from '../services/product-tasks.js';
+import { deliveriesLoader } from './deliveries.js';
+
+/** What the GraphQL layer needs: the same dependencies the REST routes get (api/app.ts AppDeps). */
+export interface GraphQLDeps extends ProductTaskDeps {
+  /** Monitoring workflows; addSubscriptions / deleteSubscriptions need it, like the REST routes. */
+  monitors?: MonitorLauncher;
+}
+
+type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
+type TaskRow = NonNullable<Awaited<ReturnType<PrismaClient['task']['findUnique']>>>;
+type SubscriptionRow = NonNullable<Awaited<ReturnType<PrismaClient['subscription']['findUnique']>>>;
+
+/** Request-scoped batch loaders: one SQL query per kind and tick, whatever the number of rows. */
+export interface Loaders {
+  /** Observations by id (shared data). */
+  observation: DataLoader<bigint, ObservationRow | null>;
+  /** The caller's tasks by id; another account's id loads as null. */
+  task: DataLoader<string, TaskRow | null>;
+  /** The caller's subscriptions by id; another account's id loads as null. */
+  subscription: DataLoader<number, SubscriptionRow | null>;
+  /** Pages of observations delivered to subscriptions (keyed by subscription ids already scoped). */
+  deliveries: ReturnType<typeof deliveriesLoader>;
+}
+
+export interface GraphQLContext {
+  deps: GraphQLDeps;
+  prisma: PrismaClient;
+  /** The authenticated caller; undefined when no Authorization header was sent. */
+  account: AuthAccount | undefined;
+  /** performance.now() when the request arrived (the envelopes' `time`). */
+  startedAt: number;
+  /** What this request adds to the usage counters (endpoint `graphql`), as REST meters envelopes. */
+  meter: { tasks: number; cost: number };
+  loaders: Loaders;
+}
+
+/** Rows in the order of `keys` (null where missing), as DataLoader wants them. */
+function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | null)[] {
+  const map = new Map(rows.map((row) => [keyOf(row), row]));
+  return keys.map((key) => map.get(key) ?? null);
+}
+
+/** Builds the request's loaders; the account-owned ones filter on the caller. */
+export function createLoaders(prisma: PrismaClient, account: AuthAccount | undefined): Loaders {
+  const accountId = account?.id ?? -1;
+  return {
+    observation: new DataLoader(async (ids) => byKey(ids, await prisma.observation.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id)),
+    task: new DataLoader(async (ids) => byKey(ids, await prisma.task.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
+    subscription: new DataLoader(async (ids) => byKey(ids, await prisma.subscription.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
+    deliveries: deliveriesLoader(prisma),
+  };
+}
+
+/** The caller, or 40100 (the REST answer to a missing Authorization header). */
+export function requireAccount(ctx: GraphQLContext): AuthAccount {
+  if (!ctx.account) throw new AppError('AUTH_FAILED');
+  return ctx.account;
+}
+
+/** Adds a REST service's envelope to the request's usage (its tasks_count and cost), and returns it. */
+export function metered<E extends Envelope>(ctx: GraphQLContext, envelope: E): E {
+  ctx.meter.tasks += envelope.tasks_count;
+  ctx.meter.cost += envelope.cost;
+  return envelope;
+}

@@ -1,0 +1,191 @@
+/**
+ * Monitoring subscriptions of the caller: `subscriptions` (tag, status; each with its latest
+ * delivered observation and the connection of its delivered observations), and the
+ * `addSubscriptions` / `deleteSubscriptions` mutations, which are the REST monitoring/add and
+ * monitoring/delete services themselves (free; 10,000 per account; 40400 for a subscription that is
+ * not the caller's).
+ *
+ * Latest observations are batched (one query for a whole page, like monitoring/list); the
+ * observation connection lists only this subscription's deliveries, which the account paid for —
+ * a product's full history stays behind the charged `productHistory`.
+ */
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import type { Prisma } from '../../../core/db/prisma.js';
+import { AppError } from '../../../core/errors.js';
+import { toProduct } from '../../../core/observations.js';
+import type { TaskObject } from '../../envelope.js';
+import { addMonitoring, deleteMonitoring, type MonitoringDeps, type SubscriptionObject } from '../../services/monitoring.js';
+import { builder, connectionComplexity, CONNECTION_SIZE, type RootFieldPolicy } from '../builder.js';
+import { metered, requireAccount, type GraphQLContext } from '../context.js';
+import { decodeDeliveryCursor, encodeDeliveryCursor, type ObservationRow } from '../deliveries.js';
+import { batchPayload, restElement, TaskOutcomeRef } from './outcome.js';
+import { ObservationRef, ProductRef } from './product.js';
+
+export const Frequency = builder.enumType('Frequency', { values: ['hourly', 'every_6h', 'daily'] as const });
+
+export const SubscriptionStatus = builder.enumType('SubscriptionStatus', {
+  description: '`paused_balance` while the balance cannot pay a delivery; resumes on top-up.',
+  values: ['active', 'paused_balance'] as const,
+});
+
+// Named MonitoringSubscription: a type named `Subscription` would be taken for the root
+// subscription type by every tool that reads schema.graphql without a `schema { }` block.
+export const SubscriptionRef = builder.prismaObject('Subscription', {
+  name: 'MonitoringSubscription',
+  description: 'A monitoring subscription of the caller (api-spec.md "Subscription").',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    asin: t.exposeString('asin'),
+    marketplace: t.exposeString('marketplace'),
+    frequency: t.field({ type: Frequency, resolve: (s) => s.frequency as (typeof Frequency)['$inferType'] }),
+    tag: t.exposeString('tag', { nullable: true }),
+    externalUserId: t.exposeString('externalUserId', { nullable: true }),
+    status: t.field({ type: SubscriptionStatus, resolve: (s) => s.status as (typeof SubscriptionStatus)['$inferType'] }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    latestObservation: t.field({
+      type: ProductRef,
+      nullable: true,
+      description: 'The latest delivered observation; null before the first delivery.',
+      select: { latestObservationId: true },
+      resolve: async (s, _args, ctx) => {
+        if (s.latestObservationId === null) return null;
+        const row = await ctx.loaders.observation.load(s.latestObservationId);
+        return row ? toProduct(row) : null;
+      },
+    }),
+    observations: t.connection({
+      type: ObservationRef,
+      description: 'Observations delivered to this subscription, newest first.',
+      complexity: connectionComplexity,
+      resolve: (s, args, ctx) => {
+        if (args.after && args.before) throw AppError.invalidField('before');
+        return resolveCursorConnection<Promise<ObservationRow[]>>(
+          { args, toCursor: encodeDeliveryCursor, defaultSize: CONNECTION_SIZE.default, maxSize: CONNECTION_SIZE.max },
+          ({ after, before, limit, inverted }) => ctx.loaders.deliveries.load({
+            subscriptionId: s.id,
+            after: decodeDeliveryCursor(after, 'after'),
+            before: decodeDeliveryCursor(before, 'before'),
+            limit,
+            inverted,
+          }),
+        );
+      },
+    }),
+  }),
+});
+
+function subscriptionWhere(ctx: GraphQLContext, args: { tag?: string | null; status?: string | null }): Prisma.SubscriptionWhereInput {
+  return {
+    accountId: requireAccount(ctx).id,
+    ...(args.tag !== undefined && args.tag !== null ? { tag: args.tag } : {}),
+    ...(args.status ? { status: args.status } : {}),
+  };
+}
+
+builder.queryFields((t) => ({
+  subscriptions: t.prismaConnection({
+    type: 'Subscription',
+    cursor: 'id',
+    description: 'The caller\'s subscriptions, oldest first (as monitoring/list).',
+    args: {
+      tag: t.arg.string(),
+      status: t.arg({ type: SubscriptionStatus }),
+    },
+    complexity: connectionComplexity,
+    resolve: (query, _root, args, ctx) => ctx.prisma.subscription.findMany({ ...query, where: subscriptionWhere(ctx, args), orderBy: { id: 'asc' } }),
+    totalCount: (_connection, args, ctx) => ctx.prisma.subscription.count({ where: subscriptionWhere(ctx, args) }),
+  }),
+}));
+
+const SubscriptionInput = builder.inputType('SubscriptionInput', {
+  description: 'One monitoring/add element; the same asin + marketplace again updates frequency and tag.',
+  fields: (t) => ({
+    asin: t.string({ required: true }),
+    marketplace: t.string({ required: true }),
+    frequency: t.field({ type: Frequency, required: true }),
+    tag: t.string(),
+    externalUserId: t.string({ description: 'Opaque id of your end user; no personal data (e-mail addresses are refused).' }),
+  }),
+});
+
+const SubscriptionSelector = builder.inputType('SubscriptionSelector', {
+  description: 'One monitoring/delete element: `id`, or `asin` plus `marketplace`.',
+  fields: (t) => ({
+    id: t.int(),
+    asin: t.string(),
+    marketplace: t.string(),
+  }),
+});
+
+const DeletedSubscriptionRef = builder.objectRef<SubscriptionObject>('DeletedSubscription').implement({
+  description: 'A subscription as it was when deleted; its delivered observations stay in history.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    asin: t.exposeString('asin'),
+    marketplace: t.exposeString('marketplace'),
+    frequency: t.field({ type: Frequency, resolve: (s) => s.frequency }),
+    tag: t.exposeString('tag', { nullable: true }),
+    externalUserId: t.exposeString('external_user_id', { nullable: true }),
+    status: t.field({ type: SubscriptionStatus, resolve: (s) => s.status }),
+    createdAt: t.field({ type: 'DateTime', resolve: (s) => new Date(s.created_at) }),
+  }),
+});
+
+/** The Subscription of a successful monitoring task (its `result[0]`), else null. */
+function subscriptionOf(outcome: TaskObject): SubscriptionObject | null {
+  return outcome.status_code === 20000 ? ((outcome.result?.[0] as SubscriptionObject | undefined) ?? null) : null;
+}
+
+const AddSubscriptionResult = builder.objectRef<TaskObject>('AddSubscriptionResult').implement({
+  description: 'One monitoring/add element: 20000 with the subscription, or its task-level code.',
+  interfaces: [TaskOutcomeRef],
+  fields: (t) => ({
+    subscription: t.field({
+      type: SubscriptionRef,
+      nullable: true,
+      resolve: (outcome, _args, ctx) => {
+        const added = subscriptionOf(outcome);
+        return added ? ctx.loaders.subscription.load(added.id) : null;
+      },
+    }),
+  }),
+});
+
+const DeleteSubscriptionResult = builder.objectRef<TaskObject>('DeleteSubscriptionResult').implement({
+  description: 'One monitoring/delete element: 20000 with the deleted subscription, 40400 when the caller has no such subscription.',
+  interfaces: [TaskOutcomeRef],
+  fields: (t) => ({
+    subscription: t.field({ type: DeletedSubscriptionRef, nullable: true, resolve: subscriptionOf }),
+  }),
+});
+
+/** The monitoring services' dependencies; like the REST routes, they need a monitor launcher. */
+function monitoringDeps(ctx: GraphQLContext): MonitoringDeps {
+  if (!ctx.deps.monitors) throw new Error('the monitoring mutations need a MonitorLauncher (AppDeps.monitors)');
+  return { ...ctx.deps, monitors: ctx.deps.monitors };
+}
+
+builder.mutationFields((t) => ({
+  addSubscriptions: t.field({
+    type: batchPayload('AddSubscriptionsPayload', AddSubscriptionResult),
+    description: 'POST /v1/retail/monitoring/add: 1 to 100 subscriptions; free, deliveries are charged.',
+    args: { subscriptions: t.arg({ type: [SubscriptionInput], required: true }) },
+    extensions: { rateLimitTasks: 'subscriptions' } satisfies RootFieldPolicy,
+    resolve: async (_root, args, ctx) => {
+      const account = requireAccount(ctx);
+      const body = args.subscriptions.map((s) => restElement(s, { externalUserId: 'external_user_id' }));
+      return metered(ctx, await addMonitoring(monitoringDeps(ctx), account, body, ctx.startedAt));
+    },
+  }),
+  deleteSubscriptions: t.field({
+    type: batchPayload('DeleteSubscriptionsPayload', DeleteSubscriptionResult),
+    description: 'POST /v1/retail/monitoring/delete: 1 to 100 subscriptions by id or asin + marketplace; free.',
+    args: { subscriptions: t.arg({ type: [SubscriptionSelector], required: true }) },
+    extensions: { rateLimitTasks: 'subscriptions' } satisfies RootFieldPolicy,
+    resolve: async (_root, args, ctx) => {
+      const account = requireAccount(ctx);
+      const body = args.subscriptions.map((s) => restElement(s));
+      return metered(ctx, await deleteMonitoring(monitoringDeps(ctx), account, body, ctx.startedAt));
+    },
+  }),
+}));

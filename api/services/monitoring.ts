@@ -1,0 +1,250 @@
+/**
+ * monitoring/add, monitoring/delete, monitoring/list (api-spec.md "Monitoring endpoints",
+ * "Subscription status", "Subscription"). Adding and deleting are free; deliveries are charged by
+ * the monitors (core/subscriptions.ts). The rules live in core/subscriptions.ts; this module
+ * validates, calls them, starts or stops the monitors and builds the envelopes.
+ */
+import { z } from 'zod';
+import type { Config } from '../../core/config.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { AppError, TaskError } from '../../core/errors.js';
+import { newTaskId } from '../../core/ids.js';
+import type { Logger } from '../../core/logger.js';
+import { toProduct } from '../../core/observations.js';
+import type { Product } from '../../core/product.js';
+import {
+  addSubscriptions,
+  deleteSubscription,
+  findSubscription,
+  FREQUENCIES,
+  MAX_SUBSCRIPTIONS_PER_ACCOUNT,
+  type Frequency,
+  type SubscriptionRequest,
+  type SubscriptionRow,
+} from '../../core/subscriptions.js';
+import type { AuthAccount } from '../context.js';
+import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
+import { failRequestIfNoneValid, fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import type { MonitorLauncher } from './monitor-launcher.js';
+
+export interface MonitoringDeps {
+  config: Config;
+  prisma: PrismaClient;
+  monitors: MonitorLauncher;
+  logger: Logger;
+}
+
+const API_PREFIX = ['v1', 'retail', 'monitoring'];
+
+/** Subscription (api-spec.md "Subscription"); `latest_observation` only in monitoring/list. */
+export interface SubscriptionObject {
+  id: number;
+  asin: string;
+  marketplace: string;
+  frequency: Frequency;
+  tag: string | null;
+  external_user_id: string | null;
+  status: 'active' | 'paused_balance';
+  created_at: string;
+  latest_observation?: Product | null;
+}
+
+/** The API's Subscription of a stored row; with `latest` (list), `latest_observation` is set. */
+export function toSubscription(row: SubscriptionRow, latest?: Product | null): SubscriptionObject {
+  return {
+    id: row.id,
+    asin: row.asin,
+    marketplace: row.marketplace,
+    frequency: row.frequency as Frequency,
+    tag: row.tag,
+    external_user_id: row.externalUserId,
+    status: row.status as SubscriptionObject['status'],
+    created_at: row.createdAt.toISOString(),
+    ...(latest === undefined ? {} : { latest_observation: latest }),
+  };
+}
+
+/** Something shaped like an e-mail address anywhere in the text (`name@domain.tld`). */
+const EMAIL_LIKE = /[^\s@]+@[^\s@]+\.[^\s@]+/;
+
+const schemas = {
+  frequency: z.enum(FREQUENCIES),
+  /** Opaque id of the caller's end user: no personal data, so e-mail addresses are refused. */
+  externalUserId: z.string().max(255).refine((s) => !EMAIL_LIKE.test(s)).nullable(),
+  id: z.number().int().min(1).max(2_147_483_647),
+};
+
+/** Reads one monitoring/add element. @throws TaskError 40501 / 40502 / 40503. */
+function readAddElement(element: Record<string, unknown>): SubscriptionRequest {
+  const asin = readAsin(element);
+  const marketplace = readMarketplace(element).code;
+  const frequency = schemas.frequency.safeParse(element.frequency);
+  if (!frequency.success) throw TaskError.invalidField('frequency');
+  const tag = readOptional<string | null | undefined>(element, 'tag', fields.tag, undefined);
+  const externalUserId = readOptional<string | null | undefined>(element, 'external_user_id', schemas.externalUserId, undefined);
+  return { asin, marketplace, frequency: frequency.data, tag, externalUserId };
+}
+
+/**
+ * POST monitoring/add: each element creates a subscription, or updates frequency and tag of the
+ * account's subscription of the same asin + marketplace; the result is the Subscription. A new
+ * subscription is `paused_balance` when the balance is below the monitoring price or the account's
+ * subscriptions are paused. Task-level 40000 beyond 10,000 subscriptions; 50301 when its monitor
+ * could not be started (the new subscription is then removed again). Free of charge.
+ */
+export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
+  const elements = taskArray(body);
+  const path = [...API_PREFIX, 'add'];
+  const slots = elements.map((element) => ({ id: newTaskId(), data: { ...element, api: 'retail', function: 'add' } as Record<string, unknown> }));
+  const errors: (TaskError | undefined)[] = [];
+  const valid: { index: number; request: SubscriptionRequest }[] = [];
+  for (const [index, element] of elements.entries()) {
+    try {
+      valid.push({ index, request: readAddElement(element) });
+      errors.push(undefined);
+    } catch (error) {
+      if (!(error instanceof TaskError)) throw error;
+      errors.push(error);
+    }
+  }
+  failRequestIfNoneValid(errors);
+
+  const outcomes = await addSubscriptions(deps.prisma, account.id, valid.map((v) => v.request));
+  const results = new Map<number, SubscriptionRow>();
+  for (const [i, outcome] of outcomes.entries()) {
+    const index = valid[i]!.index;
+    if (outcome.kind === 'limit') {
+      errors[index] = new TaskError(40000, `Bad Request. The account already monitors the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT.toLocaleString('en-US')} products.`);
+    } else {
+      results.set(index, outcome.row);
+    }
+  }
+
+  // One call per subscription (an element repeated in the body shares it), concurrently: new
+  // monitors start (delayed to their first read), existing ones get their settings.
+  const created = new Set(outcomes.flatMap((o) => (o.kind === 'created' ? [o.row.id] : [])));
+  const latestRow = new Map<number, SubscriptionRow>();
+  for (const row of results.values()) latestRow.set(row.id, row);
+  const failed = new Set<number>();
+  await Promise.all([...latestRow.values()].map(async (row) => {
+    const target = { subscriptionId: row.id, asin: row.asin, marketplace: row.marketplace, frequency: row.frequency as Frequency, paused: row.status === 'paused_balance' };
+    try {
+      await (created.has(row.id) ? deps.monitors.start(target) : deps.monitors.configure(target));
+    } catch (error) {
+      deps.logger.error({ err: error, subscriptionId: row.id }, 'could not start or signal the monitor');
+      failed.add(row.id);
+      if (created.has(row.id)) await deleteSubscription(deps.prisma, account.id, row.id);
+    }
+  }));
+
+  const tasks: TaskObject[] = slots.map(({ id, data }, index) => {
+    const error = errors[index];
+    if (error) return taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
+    const row = results.get(index)!;
+    if (failed.has(row.id)) return taskObject({ id, code: 50301, startedAt, path, data });
+    return taskObject({ id, code: 20000, startedAt, path, data, result: [toSubscription(latestRow.get(row.id)!)] });
+  });
+  return envelope(startedAt, tasks);
+}
+
+/**
+ * Reads how a monitoring/delete element names its subscription: `id` (integer ≥ 1), else `asin`
+ * plus `marketplace`. With `id`, an `asin` / `marketplace` also given must match it.
+ * @throws TaskError 40501 / 40502 / 40503.
+ */
+function readDeleteElement(element: Record<string, unknown>): { id?: number; asin?: string; marketplace?: string } {
+  const hasId = element.id !== undefined && element.id !== null;
+  const id = hasId ? schemas.id.safeParse(element.id) : undefined;
+  if (id && !id.success) throw TaskError.invalidField('id');
+  const present = (field: string) => element[field] !== undefined && element[field] !== null;
+  if (!hasId && !present('asin') && !present('marketplace')) throw TaskError.invalidField('id');
+  const asin = hasId && !present('asin') ? undefined : readAsin(element);
+  const marketplace = hasId && !present('marketplace') ? undefined : readMarketplace(element).code;
+  return { id: id?.data, asin, marketplace };
+}
+
+/**
+ * POST monitoring/delete: deletes each named subscription of the account and ends its monitor; its
+ * observations stay in history. The result is the deleted Subscription; task-level 40400 when the
+ * account has no such subscription. Free of charge.
+ */
+export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
+  const elements = taskArray(body);
+  const path = [...API_PREFIX, 'delete'];
+  const tasks: TaskObject[] = [];
+  const errors: (TaskError | undefined)[] = [];
+  const targets: ({ id?: number; asin?: string; marketplace?: string } | undefined)[] = [];
+  for (const element of elements) {
+    try {
+      targets.push(readDeleteElement(element));
+      errors.push(undefined);
+    } catch (error) {
+      if (!(error instanceof TaskError)) throw error;
+      targets.push(undefined);
+      errors.push(error);
+    }
+  }
+  failRequestIfNoneValid(errors);
+  const deleted: number[] = [];
+  for (const [index, element] of elements.entries()) {
+    const id = newTaskId();
+    const data = { ...element, api: 'retail', function: 'delete' };
+    const target = targets[index];
+    const error = errors[index];
+    if (!target || error) {
+      tasks.push(taskObject({ id, code: error!.code, message: error!.message, startedAt, path, data }));
+      continue;
+    }
+    const found = target.id !== undefined
+      ? await findSubscription(deps.prisma, account.id, { id: target.id })
+      : await findSubscription(deps.prisma, account.id, { asin: target.asin!, marketplace: target.marketplace! });
+    const matches = found && (target.asin === undefined || found.asin === target.asin) && (target.marketplace === undefined || found.marketplace === target.marketplace);
+    const row = matches ? await deleteSubscription(deps.prisma, account.id, found.id) : null;
+    if (!row) {
+      tasks.push(taskObject({ id, code: 40400, startedAt, path, data }));
+      continue;
+    }
+    deleted.push(row.id);
+    tasks.push(taskObject({ id, code: 20000, startedAt, path, data, result: [toSubscription(row)] }));
+  }
+  // The row is gone either way; a monitor that misses the signal ends at its next status check.
+  await Promise.all(deleted.map((subscriptionId) => deps.monitors.stop(subscriptionId).catch((err: unknown) => {
+    deps.logger.warn({ err, subscriptionId }, 'could not signal the monitor to stop');
+  })));
+  return envelope(startedAt, tasks);
+}
+
+/** Reads an optional integer query parameter; anything else than one decimal integer in range → 400 / 40501. */
+function queryInt(query: Record<string, unknown>, name: string, min: number, max: number, fallback: number): number {
+  const raw = query[name];
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^\d{1,10}$/.test(raw)) throw AppError.invalidField(name);
+  const value = Number(raw);
+  if (value < min || value > max) throw AppError.invalidField(name);
+  return value;
+}
+
+/**
+ * GET monitoring/list: the account's subscriptions (active and paused), oldest first, each with
+ * its latest delivered observation (null before the first). Query `limit` 1..1000 (default 100),
+ * `offset` ≥ 0, `tag` (max 255, exact match); an invalid one → request-level 400 / 40501 naming it.
+ * Two queries whatever the page size: the page, then its latest observations.
+ */
+export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, account: AuthAccount, query: Record<string, unknown>, startedAt: number): Promise<Envelope> {
+  const limit = queryInt(query, 'limit', 1, 1000, 100);
+  const offset = queryInt(query, 'offset', 0, 2_147_483_647, 0);
+  const tag = query.tag;
+  if (tag !== undefined && (typeof tag !== 'string' || tag.length > 255)) throw AppError.invalidField('tag');
+  const rows = await deps.prisma.subscription.findMany({
+    where: { accountId: account.id, ...(tag === undefined ? {} : { tag }) },
+    orderBy: { id: 'asc' },
+    skip: offset,
+    take: limit,
+  });
+  const latestIds = rows.flatMap((r) => (r.latestObservationId === null ? [] : [r.latestObservationId]));
+  const observations = latestIds.length ? await deps.prisma.observation.findMany({ where: { id: { in: latestIds } } }) : [];
+  const byId = new Map(observations.map((o) => [o.id, toProduct(o)]));
+  const result = rows.map((r) => toSubscription(r, r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
+  const data = { ...query, api: 'retail', function: 'list' };
+  return envelope(startedAt, [taskObject({ id: newTaskId(), code: 20000, startedAt, path: [...API_PREFIX, 'list'], data, result })]);
+}

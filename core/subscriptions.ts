@@ -1,0 +1,209 @@
+/**
+ * Monitoring subscriptions: the domain rules of api-spec.md "Subscription status", shared by the
+ * API (add, delete, list), the worker (status checks, delivering an observation) and the admin CLI
+ * (resuming on top-up). Every change that depends on the balance or the account's pause flag runs
+ * under the account's row lock, so add, deliver, pause and resume never interleave for an account.
+ */
+import type { Prisma, PrismaClient } from './db/prisma.js';
+import { tryCharge } from './ledger.js';
+import { planOf } from './pricing.js';
+import type { DeliveryOutcome, Frequency, SubscriptionState } from '../workflows/messages.js';
+
+export { FREQUENCIES, type Frequency } from '../workflows/messages.js';
+
+/** Monitored products per account (api-spec.md "Limits"). */
+export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 10_000;
+
+/** A subscription row as Prisma returns it. */
+export type SubscriptionRow = Prisma.SubscriptionGetPayload<object>;
+
+type Tx = Prisma.TransactionClient;
+
+/** Generous waits: the embedded database is a single connection shared by API and worker. */
+const TX_OPTIONS = { maxWait: 30_000, timeout: 30_000 };
+
+/** The account's row, locked for the rest of the transaction. */
+async function lockAccount(tx: Tx, accountId: number): Promise<{ balance: number; plan: string; paused: boolean } | undefined> {
+  const rows = await tx.$queryRaw<{ balance: string; plan: string; subscriptions_paused: boolean }[]>`
+    SELECT balance::text AS balance, plan, subscriptions_paused FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  const row = rows[0];
+  return row && { balance: Number(row.balance), plan: row.plan, paused: row.subscriptions_paused };
+}
+
+/** One element of monitoring/add, validated. `undefined` tag / external id: not given. */
+export interface SubscriptionRequest {
+  asin: string;
+  marketplace: string;
+  frequency: Frequency;
+  tag?: string | null;
+  externalUserId?: string | null;
+}
+
+/** What monitoring/add did with one element. */
+export type AddOutcome =
+  /** A new subscription (`active`, or `paused_balance` when the balance is below the monitoring
+   *  price or the account's subscriptions are paused). */
+  | { kind: 'created'; row: SubscriptionRow }
+  /** The same asin + marketplace was already monitored: frequency and tag updated, status unchanged. */
+  | { kind: 'updated'; row: SubscriptionRow }
+  /** The account already monitors MAX_SUBSCRIPTIONS_PER_ACCOUNT products. */
+  | { kind: 'limit' };
+
+const pairKey = (asin: string, marketplace: string) => `${marketplace}:${asin}`;
+
+/**
+ * Adds subscriptions in one transaction under the account's lock, in order. The same asin +
+ * marketplace as an existing subscription (or an earlier element) updates its frequency and, when
+ * given, its tag; `external_user_id` is set on creation only. Adding is free.
+ */
+export async function addSubscriptions(prisma: PrismaClient, accountId: number, requests: SubscriptionRequest[]): Promise<AddOutcome[]> {
+  if (requests.length === 0) return [];
+  return prisma.$transaction(async (tx) => {
+    const account = await lockAccount(tx, accountId);
+    if (!account) throw new Error(`account ${accountId} not found`);
+    const startPaused = account.paused || account.balance < planOf(account.plan).rates.monitoring;
+    const existing = await tx.subscription.findMany({
+      where: { accountId, OR: requests.map((r) => ({ asin: r.asin, marketplace: r.marketplace })) },
+    });
+    let count = await tx.subscription.count({ where: { accountId } });
+    const byPair = new Map<string, SubscriptionRow>(existing.map((row) => [pairKey(row.asin, row.marketplace), row]));
+    const changed = new Set<string>();
+    const creates = new Map<string, Prisma.SubscriptionCreateManyInput>();
+    const plan: (string | null)[] = [];
+    for (const r of requests) {
+      const key = pairKey(r.asin, r.marketplace);
+      const row = byPair.get(key);
+      const pending = creates.get(key);
+      if (row) {
+        if (row.frequency !== r.frequency || (r.tag !== undefined && row.tag !== r.tag)) changed.add(key);
+        row.frequency = r.frequency;
+        if (r.tag !== undefined) row.tag = r.tag;
+      } else if (pending) {
+        pending.frequency = r.frequency;
+        if (r.tag !== undefined) pending.tag = r.tag;
+      } else if (count >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) {
+        plan.push(null);
+        continue;
+      } else {
+        count++;
+        creates.set(key, {
+          accountId, asin: r.asin, marketplace: r.marketplace, frequency: r.frequency, tag: r.tag ?? null,
+          externalUserId: r.externalUserId ?? null, status: startPaused ? 'paused_balance' : 'active',
+        });
+      }
+      plan.push(key);
+    }
+    const created = creates.size ? await tx.subscription.createManyAndReturn({ data: [...creates.values()] }) : [];
+    const createdKeys = new Set<string>();
+    for (const row of created) {
+      const key = pairKey(row.asin, row.marketplace);
+      byPair.set(key, row);
+      createdKeys.add(key);
+    }
+    for (const key of changed) {
+      const row = byPair.get(key)!;
+      byPair.set(key, await tx.subscription.update({ where: { id: row.id }, data: { frequency: row.frequency, tag: row.tag } }));
+    }
+    return plan.map((key): AddOutcome => {
+      if (key === null) return { kind: 'limit' };
+      return { kind: createdKeys.has(key) ? 'created' : 'updated', row: byPair.get(key)! };
+    });
+  }, TX_OPTIONS);
+}
+
+/** Finds one of the account's subscriptions by id or by asin + marketplace. */
+export async function findSubscription(
+  prisma: PrismaClient,
+  accountId: number,
+  by: { id: number } | { asin: string; marketplace: string },
+): Promise<SubscriptionRow | null> {
+  return 'id' in by
+    ? prisma.subscription.findFirst({ where: { id: by.id, accountId } })
+    : prisma.subscription.findUnique({ where: { accountId_asin_marketplace: { accountId, asin: by.asin, marketplace: by.marketplace } } });
+}
+
+/**
+ * Deletes a subscription of the account. Its observations stay in history (the foreign key is
+ * ON DELETE SET NULL). @returns the deleted row, or null when there was none.
+ */
+export async function deleteSubscription(prisma: PrismaClient, accountId: number, id: number): Promise<SubscriptionRow | null> {
+  const rows = await prisma.subscription.findMany({ where: { id, accountId } });
+  if (!rows[0]) return null;
+  const { count } = await prisma.subscription.deleteMany({ where: { id, accountId } });
+  return count === 1 ? rows[0] : null;
+}
+
+/** The subscription's status as stored; `deleted` once the row is gone. */
+export async function subscriptionState(prisma: PrismaClient, id: number): Promise<SubscriptionState> {
+  const row = await prisma.subscription.findUnique({ where: { id }, select: { status: true } });
+  return row ? (row.status as SubscriptionState) : 'deleted';
+}
+
+/**
+ * Pauses every subscription of the account (`paused_balance`) and sets its pause flag, inside
+ * the caller's transaction (which holds the account's lock).
+ */
+export async function pauseAccountSubscriptions(tx: Tx, accountId: number): Promise<void> {
+  await tx.$executeRaw`UPDATE subscriptions SET status = 'paused_balance', updated_at = now() WHERE account_id = ${accountId} AND status <> 'paused_balance'`;
+  await tx.$executeRaw`UPDATE accounts SET subscriptions_paused = true WHERE id = ${accountId}`;
+}
+
+/**
+ * Resumes the account's subscriptions after a top-up: every `paused_balance` subscription becomes
+ * `active` and the pause flag is cleared, provided the balance now covers the monitoring price
+ * (otherwise nothing changes: the next delivery could not be paid either).
+ * @returns ids of the subscriptions resumed (their monitors should be signalled).
+ */
+export async function resumeAccountSubscriptions(prisma: PrismaClient, accountId: number): Promise<number[]> {
+  return prisma.$transaction(async (tx) => {
+    const account = await lockAccount(tx, accountId);
+    if (!account || account.balance < planOf(account.plan).rates.monitoring) return [];
+    const rows = await tx.$queryRaw<{ id: number }[]>`
+      UPDATE subscriptions SET status = 'active', updated_at = now()
+      WHERE account_id = ${accountId} AND status = 'paused_balance' RETURNING id`;
+    if (account.paused) await tx.$executeRaw`UPDATE accounts SET subscriptions_paused = false WHERE id = ${accountId}`;
+    return rows.map((r) => r.id).sort((a, b) => a - b);
+  }, TX_OPTIONS);
+}
+
+/**
+ * Delivers an observation read for a subscription, in one transaction under the account's lock:
+ * - `not_found` observations are attached and become the latest, never charged (`free`);
+ * - otherwise the monitoring price is charged (`charged`), and the observation becomes the latest;
+ * - when the balance cannot cover it, or the account's subscriptions are already paused, every
+ *   subscription of the account becomes `paused_balance`, the pause flag is set, and the
+ *   observation is detached: it was read but not paid for, so it stays in history as a plain
+ *   observation, not as a delivery (`paused`);
+ * - a subscription deleted meanwhile charges nothing (`deleted`).
+ * Idempotent for activity retries: an observation already delivered or detached is not charged again.
+ */
+export async function deliverObservation(prisma: PrismaClient, input: { subscriptionId: number; observationId: bigint }): Promise<DeliveryOutcome> {
+  return prisma.$transaction(async (tx) => {
+    const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true } });
+    if (!sub) return 'deleted';
+    const account = await lockAccount(tx, sub.accountId);
+    const current = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { latestObservationId: true } });
+    const observation = await tx.observation.findUnique({ where: { id: input.observationId }, select: { status: true, subscriptionId: true } });
+    if (!account || !current || !observation) return 'deleted';
+    if (current.latestObservationId !== null && current.latestObservationId >= input.observationId) {
+      return observation.status === 'not_found' ? 'free' : 'charged';
+    }
+    if (observation.subscriptionId !== input.subscriptionId) return 'paused'; // detached by an earlier attempt
+    const setLatest = () => tx.subscription.update({ where: { id: input.subscriptionId }, data: { latestObservationId: input.observationId } });
+    if (observation.status === 'not_found') {
+      await setLatest();
+      return 'free';
+    }
+    const price = planOf(account.plan).rates.monitoring;
+    const paid = !account.paused && (await tryCharge(tx, {
+      accountId: sub.accountId, amount: price, subscriptionId: input.subscriptionId, kind: 'monitoring', note: `observation ${input.observationId}`,
+    })) !== null;
+    if (!paid) {
+      await pauseAccountSubscriptions(tx, sub.accountId);
+      await tx.observation.update({ where: { id: input.observationId }, data: { subscriptionId: null } });
+      return 'paused';
+    }
+    await setLatest();
+    return 'charged';
+  }, TX_OPTIONS);
+}

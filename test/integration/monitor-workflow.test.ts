@@ -1,0 +1,218 @@
+/**
+ * The `monitorSubscription` workflow on the real Temporal dev server with its activities replaced
+ * by in-memory fakes and sub-second intervals: the timer loop, frequency changes, pause and resume,
+ * stop and delete, failed reads, and continue-as-new carrying the state. monitoring.test.ts runs
+ * the same workflow through the whole stack.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporalMonitorLauncher } from '../../api/services/monitor-launcher.js';
+import { loadConfig } from '../../core/config.js';
+import { createLogger } from '../../core/logger.js';
+import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
+import { installTemporalLogging, workflowsPath } from '../../worker/worker.js';
+import {
+  configureMonitorSignal,
+  firstReadOffset,
+  monitorStateQuery,
+  monitorWorkflowId,
+  pageReadQueue,
+  resumeMonitorSignal,
+  stopMonitorSignal,
+  type DeliveryOutcome,
+  type MonitorSubscriptionInput,
+  type SubscriptionState,
+} from '../../workflows/messages.js';
+import { waitFor } from '../support/http.js';
+
+const TASK_QUEUE = 'monitor-workflow-test';
+let server: TemporalDevServer;
+let connection: Connection;
+let client: Client;
+let nativeConnection: NativeConnection;
+let worker: Worker;
+let pageReader: Worker;
+let running: Promise<void>;
+
+/** Per subscription: reads (ms timestamps), what the database says, what the next deliveries answer. */
+const reads = new Map<number, number[]>();
+const statusOf = new Map<number, SubscriptionState>();
+const statusChecks = new Map<number, number>();
+const nextOutcomes = new Map<number, DeliveryOutcome[]>();
+const failingReads = new Set<number>();
+let observationSeq = 0;
+
+const readsOf = (id: number) => reads.get(id)?.length ?? 0;
+
+const activities = {
+  async readProductPage(input: { asin: string; marketplace: string; subscriptionId?: number }) {
+    const id = input.subscriptionId!;
+    reads.set(id, [...(reads.get(id) ?? []), Date.now()]);
+    if (failingReads.has(id)) throw ApplicationFailure.nonRetryable('blocked', 'SourceBlocked');
+    return { observationId: String(++observationSeq), status: 'ok' as const };
+  },
+  async getSubscriptionStatus(input: { subscriptionId: number }): Promise<SubscriptionState> {
+    statusChecks.set(input.subscriptionId, (statusChecks.get(input.subscriptionId) ?? 0) + 1);
+    return statusOf.get(input.subscriptionId) ?? 'active';
+  },
+  async deliverMonitoringObservation(input: { subscriptionId: number; observationId: string }): Promise<DeliveryOutcome> {
+    const queued = nextOutcomes.get(input.subscriptionId);
+    const outcome = queued?.shift() ?? 'charged';
+    if (outcome === 'paused') statusOf.set(input.subscriptionId, 'paused_balance');
+    return outcome;
+  },
+};
+
+function input(subscriptionId: number, overrides: Partial<MonitorSubscriptionInput> = {}): MonitorSubscriptionInput {
+  return {
+    subscriptionId, asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly', intervalMs: 400, paused: false,
+    readAttempts: 1, retryInitialMs: 100, ...overrides,
+  };
+}
+
+async function start(subscriptionId: number, overrides: Partial<MonitorSubscriptionInput> = {}) {
+  return client.workflow.start('monitorSubscription', {
+    taskQueue: TASK_QUEUE, workflowId: monitorWorkflowId(subscriptionId), args: [input(subscriptionId, overrides)],
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  installTemporalLogging(createLogger('error'));
+  server = await startTemporalDevServer({ uiPort: false });
+  connection = await Connection.connect({ address: server.address });
+  client = new Client({ connection });
+  nativeConnection = await NativeConnection.connect({ address: server.address });
+  worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowsPath: workflowsPath(),
+    activities,
+  });
+  pageReader = await Worker.create({ connection: nativeConnection, taskQueue: pageReadQueue(TASK_QUEUE), activities: { readProductPage: activities.readProductPage } });
+  running = Promise.all([worker.run(), pageReader.run()]).then(() => undefined);
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  pageReader?.shutdown();
+  await running?.catch(() => undefined);
+  await nativeConnection?.close();
+  await connection?.close();
+  await server?.stop();
+});
+
+describe('monitorSubscription', () => {
+  it('reads at the interval, never faster', async () => {
+    const handle = await start(1);
+    await waitFor(async () => readsOf(1) >= 5, 20_000, 50);
+    const times = reads.get(1)!;
+    // On a loaded machine a read may come late (the next one then keeps to the schedule), never early.
+    expect((times.at(-1)! - times[0]!) / (times.length - 1)).toBeGreaterThanOrEqual(380);
+    const state = await handle.query(monitorStateQuery);
+    expect(state).toMatchObject({ paused: false, intervalMs: 400 });
+    expect(state.deliveries).toBeGreaterThanOrEqual(4);
+    await handle.signal(stopMonitorSignal);
+    expect(await handle.result()).toMatchObject({ subscriptionId: 1 });
+  });
+
+  it('applies a frequency change at once instead of waiting out the old timer', async () => {
+    let id = 2;
+    while (firstReadOffset(id, 600_000) < 300_000) id++; // a first read far away
+    const handle = await start(id, { intervalMs: 600_000, frequency: 'daily' });
+    await sleep(800);
+    expect(readsOf(id)).toBe(0);
+    const changedAt = Date.now();
+    await handle.signal(configureMonitorSignal, { frequency: 'hourly', intervalMs: 300 });
+    await waitFor(async () => readsOf(id) >= 3, 20_000, 50);
+    expect(reads.get(id)![0]! - changedAt).toBeLessThan(10_000); // the old timer had ≥ 5 minutes to go
+    expect(await handle.query(monitorStateQuery)).toMatchObject({ frequency: 'hourly', intervalMs: 300 });
+    await handle.signal(stopMonitorSignal);
+    await handle.result();
+  });
+
+  it('started paused it does not read though a read is due; a resume signal makes it check and read at once', async () => {
+    statusOf.set(20, 'paused_balance');
+    const handle = await start(20, { paused: true, intervalMs: 120_000, firstReadAt: Date.now() });
+    await sleep(1_000);
+    expect(readsOf(20)).toBe(0);
+    expect(statusChecks.get(20)).toBeUndefined(); // paused: the status is re-checked only every interval (2 min)
+    statusOf.set(20, 'active');
+    const resumedAt = Date.now();
+    await handle.signal(resumeMonitorSignal);
+    await waitFor(async () => readsOf(20) >= 1, 20_000, 50);
+    expect(reads.get(20)![0]! - resumedAt).toBeLessThan(20_000); // long before the re-check at 2 min
+    expect(await handle.query(monitorStateQuery)).toMatchObject({ paused: false });
+    await handle.signal(stopMonitorSignal);
+    await handle.result();
+  });
+
+  it('a delivery the balance cannot cover pauses reading; re-checks notice a resume without any signal', async () => {
+    nextOutcomes.set(30, ['charged', 'paused']);
+    const handle = await start(30, { intervalMs: 300 });
+    await waitFor(async () => (await handle.query(monitorStateQuery)).paused, 20_000, 50);
+    const readsWhenPaused = readsOf(30);
+    expect(readsWhenPaused).toBe(2);
+    const checksWhenPaused = statusChecks.get(30)!;
+    await waitFor(async () => statusChecks.get(30)! >= checksWhenPaused + 3, 20_000, 50); // re-checks every 300 ms
+    expect(readsOf(30)).toBe(readsWhenPaused);
+    expect((await handle.query(monitorStateQuery)).deliveries).toBe(1);
+    statusOf.set(30, 'active'); // e.g. resumed by a top-up whose signal was lost
+    await waitFor(async () => readsOf(30) > readsWhenPaused, 20_000, 50);
+    await handle.signal(stopMonitorSignal);
+    await handle.result();
+  });
+
+  it('a failed read is neither delivered nor a pause: the schedule goes on', async () => {
+    failingReads.add(40);
+    const handle = await start(40, { intervalMs: 300 });
+    await waitFor(async () => readsOf(40) >= 3, 20_000, 50);
+    expect(await handle.query(monitorStateQuery)).toMatchObject({ paused: false, deliveries: 0 });
+    await handle.signal(stopMonitorSignal);
+    await handle.result();
+  });
+
+  it('ends when the status check finds the subscription deleted', async () => {
+    const handle = await start(50, { intervalMs: 300 });
+    await waitFor(async () => readsOf(50) >= 1, 20_000, 50);
+    statusOf.set(50, 'deleted');
+    expect(await handle.result()).toMatchObject({ subscriptionId: 50 });
+  });
+
+  it('a new monitor started by the launcher runs no workflow task before its first read; a signal wakes it early', async () => {
+    const config = loadConfig({ TEMPORAL_TASK_QUEUE: TASK_QUEUE, MONITORING_INTERVALS: 'hourly=300ms,every_6h=1h,daily=1h', LOG_LEVEL: 'silent' });
+    const launcher = temporalMonitorLauncher(client, config);
+    const target = { subscriptionId: 70, asin: 'B0000000P1', marketplace: 'de', frequency: 'daily' as const, paused: false };
+    await launcher.start(target);
+    await launcher.start(target); // idempotent: the running monitor is kept
+    await sleep(1_000);
+    const handle = client.workflow.getHandle(monitorWorkflowId(70));
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events).toHaveLength(1); // WorkflowExecutionStarted only: nothing ran, nothing is cached
+    expect(readsOf(70)).toBe(0);
+    await launcher.configure({ ...target, frequency: 'hourly' }); // the old first read was ~minutes away
+    await waitFor(async () => readsOf(70) >= 2, 20_000, 50);
+    await launcher.stop(70);
+    expect(await handle.result()).toMatchObject({ subscriptionId: 70 });
+    await launcher.stop(70); // ignored once ended
+  });
+
+  it('continues as new every N ticks, carrying interval, schedule and counters', async () => {
+    const handle = await start(60, { intervalMs: 250, continueAsNewAfter: 2 });
+    const firstRunId = handle.firstExecutionRunId;
+    await waitFor(async () => readsOf(60) >= 7, 30_000, 50);
+    const state = await client.workflow.getHandle(monitorWorkflowId(60)).query(monitorStateQuery);
+    expect(state.run).toBeGreaterThanOrEqual(3);
+    expect(state.deliveries).toBeGreaterThanOrEqual(6);
+    expect(state.intervalMs).toBe(250);
+    const first = await client.workflow.getHandle(monitorWorkflowId(60), firstRunId).describe();
+    expect(first.status.name).toBe('CONTINUED_AS_NEW');
+    const times = reads.get(60)!;
+    expect((times.at(-1)! - times[0]!) / (times.length - 1)).toBeGreaterThanOrEqual(230); // no burst across runs
+    await client.workflow.getHandle(monitorWorkflowId(60)).signal(stopMonitorSignal);
+    expect((await client.workflow.getHandle(monitorWorkflowId(60)).result()).deliveries).toBe(readsOf(60));
+  });
+});

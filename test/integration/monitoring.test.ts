@@ -1,0 +1,219 @@
+/**
+ * Monitoring end to end, over HTTP through the whole stack: real Temporal dev server, real
+ * Chromium, embedded PGlite and the replay server over the synthetic pages of test/fixtures/replay,
+ * with MONITORING_INTERVALS shortened to seconds. Deliveries at the frequency, a frequency change,
+ * pause on balance and resume on top-up, failed reads, delete; list and history show deliveries.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../api/admin/accounts.js';
+import { loadConfig } from '../../core/config.js';
+import { createLogger } from '../../core/logger.js';
+import { PLANS } from '../../core/pricing.js';
+import { startStack, type Stack } from '../../scripts/stack.js';
+import { monitorWorkflowId } from '../../workflows/messages.js';
+import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
+import { repoRoot, syntheticReplayDir } from '../support/env.js';
+import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+
+const PRICE = PLANS.standard!.rates.monitoring;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let stack: Stack;
+let replay: DelayedReplay;
+let dataDir: string;
+let connection: Connection;
+let client: Client;
+
+const prisma = () => stack.db.prisma;
+const deliveries = (subscriptionId: number) => prisma().observation.count({ where: { subscriptionId } });
+const subscription = (id: number) => prisma().subscription.findUniqueOrThrow({ where: { id } });
+const pagePath = (domain: string, asin: string) => `/www.amazon.${domain}/dp/${asin}`;
+
+async function account(login: string, balance: number): Promise<{ id: number; api: ApiClient }> {
+  const created = await createAccount(prisma(), { login, email: `${login}@example.com`, balance });
+  return { id: created.id, api: apiClient(stack.api.url, { login, key: created.api_key }) };
+}
+
+async function add(api: ApiClient, elements: Record<string, unknown>[]): Promise<any[]> {
+  const res = await api.post('/v1/retail/monitoring/add', elements);
+  expect(res.status).toBe(200);
+  expect(res.body.tasks.map((t: any) => t.status_code)).toEqual(elements.map(() => 20000));
+  return res.body.tasks.map((t: any) => t.result[0]);
+}
+
+beforeAll(async () => {
+  replay = await startDelayedReplay(syntheticReplayDir);
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-monitoring-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error',
+    MONITORING_INTERVALS: 'hourly=2s,every_6h=4s,daily=1h', SOURCE_READ_ATTEMPTS: '2',
+  });
+  stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false });
+  connection = await Connection.connect({ address: stack.temporalAddress });
+  client = new Client({ connection });
+});
+
+afterAll(async () => {
+  await connection?.close();
+  await stack?.stop();
+  await replay?.close();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('monitoring through the whole stack', () => {
+  let watcher: { id: number; api: ApiClient };
+  let subs: { p1: any; n1: any; unknown: any };
+
+  it('delivers at each frequency, charges each delivery (a not_found one is free), and list and history show them', async () => {
+    watcher = await account('watcher', 1);
+    const [p1, n1, unknown] = await add(watcher.api, [
+      { asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly', tag: 'w' },
+      { asin: 'B0000000N1', marketplace: 'com', frequency: 'every_6h', tag: 'w' },
+      { asin: 'ZZZZZZZZZ3', marketplace: 'com', frequency: 'hourly' },
+    ]);
+    subs = { p1, n1, unknown };
+    expect(p1.status).toBe('active');
+    await waitFor(async () => (await deliveries(p1.id)) >= 1 && (await deliveries(n1.id)) >= 1 && (await deliveries(unknown.id)) >= 1, 20_000);
+
+    // Over a window of at least 8 s: hourly (2 s) delivers about every 2 s, every_6h (4 s) about
+    // every 4 s. On a loaded machine a read may come late, never early (the schedule is kept).
+    const before = { p1: await deliveries(p1.id), n1: await deliveries(n1.id), at: Date.now() };
+    await sleep(8_000);
+    await waitFor(async () => (await deliveries(p1.id)) - before.p1 >= 3 && (await deliveries(n1.id)) - before.n1 >= 1, 20_000, 100);
+    const windowMs = Date.now() - before.at;
+    const hourly = (await deliveries(p1.id)) - before.p1;
+    const every6h = (await deliveries(n1.id)) - before.n1;
+    expect(hourly).toBeLessThanOrEqual(Math.floor(windowMs / 2_000) + 1);
+    expect(every6h).toBeLessThanOrEqual(Math.floor(windowMs / 4_000) + 1);
+    expect(every6h).toBeLessThanOrEqual(hourly);
+
+    // Charged per delivered observation; not_found deliveries are free.
+    const charges = await prisma().ledgerEntry.groupBy({ by: ['subscriptionId'], where: { accountId: watcher.id, kind: 'monitoring' }, _count: true });
+    const charged = new Map(charges.map((c) => [c.subscriptionId, c._count]));
+    const snapshot = { p1: await deliveries(p1.id), n1: await deliveries(n1.id) };
+    expect(charged.get(p1.id)).toBeGreaterThanOrEqual(snapshot.p1 - 1); // a delivery may be between read and charge
+    expect(charged.get(p1.id)).toBeLessThanOrEqual(snapshot.p1);
+    expect(charged.get(unknown.id)).toBeUndefined();
+    const acc = await prisma().account.findUniqueOrThrow({ where: { id: watcher.id }, include: { ledgerEntries: true } });
+    expect(acc.ledgerEntries.reduce((sum, e) => sum + Number(e.amount), 0)).toBeCloseTo(Number(acc.balance), 9);
+
+    // Deliveries go on meanwhile: the listed latest is the latest as of some moment during the call.
+    const latestAt = async () => (await prisma().observation.findUniqueOrThrow({ where: { id: (await subscription(p1.id)).latestObservationId! } })).observedAt.getTime();
+    const latestBefore = await latestAt();
+    const list = await watcher.api.get('/v1/retail/monitoring/list?tag=w');
+    const latestAfter = await latestAt();
+    const listed = list.body.tasks[0].result as any[];
+    expect(listed.map((s) => s.id)).toEqual([p1.id, n1.id]);
+    expect(listed[0].latest_observation).toMatchObject({ asin: 'B0000000P1', marketplace: 'de' });
+    expect(Date.parse(listed[0].latest_observation.observed_at)).toBeGreaterThanOrEqual(latestBefore);
+    expect(Date.parse(listed[0].latest_observation.observed_at)).toBeLessThanOrEqual(latestAfter);
+    expect(['ok', 'no_bsr']).toContain(listed[0].latest_observation.status);
+    expect(listed[0].latest_observation.title).toEqual(expect.any(String));
+    expect(listed[1].latest_observation).toMatchObject({ asin: 'B0000000N1', status: 'no_bsr' });
+    const all = (await watcher.api.get('/v1/retail/monitoring/list')).body.tasks[0].result as any[];
+    expect(all.find((s) => s.id === unknown.id).latest_observation).toMatchObject({ asin: 'ZZZZZZZZZ3', status: 'not_found' });
+
+    const history = await watcher.api.post('/v1/retail/product/history', [{ asin: 'B0000000P1', marketplace: 'de' }]);
+    const rows = history.body.tasks[0].result as any[];
+    expect(rows.length).toBeGreaterThanOrEqual(snapshot.p1);
+    expect(Date.parse(rows[0].observed_at)).toBeGreaterThanOrEqual(Date.parse(listed[0].latest_observation.observed_at));
+  }, 60_000);
+
+  it('applies a frequency change promptly, without waiting for the old timer', async () => {
+    const [d1] = await add(watcher.api, [{ asin: 'B0000000D1', marketplace: 'com', frequency: 'daily' }]);
+    await sleep(2_500);
+    expect(await deliveries(d1.id)).toBe(0); // daily = 1 h here: its first read is far away
+    const changedAt = Date.now();
+    const [again] = await add(watcher.api, [{ asin: 'B0000000D1', marketplace: 'com', frequency: 'hourly' }]);
+    expect(again).toMatchObject({ id: d1.id, frequency: 'hourly' });
+    await waitFor(async () => (await deliveries(d1.id)) >= 1, 15_000, 100);
+    expect(Date.now() - changedAt).toBeLessThan(15_000); // the old timer had about half an hour to go
+    await waitFor(async () => (await deliveries(d1.id)) >= 3, 20_000, 100);
+    await watcher.api.post('/v1/retail/monitoring/delete', [{ id: d1.id }]);
+  }, 40_000);
+
+  it('a read that fails every attempt (50301) is not charged and does not pause', async () => {
+    const [captcha] = await add(watcher.api, [{ asin: 'B0000000C1', marketplace: 'br', frequency: 'hourly' }]);
+    await waitFor(async () => replay.hits(pagePath('com.br', 'B0000000C1')) >= 4, 20_000, 200); // two ticks of two attempts
+    expect(await deliveries(captcha.id)).toBe(0);
+    expect(await prisma().ledgerEntry.count({ where: { subscriptionId: captcha.id } })).toBe(0);
+    expect((await subscription(captcha.id)).status).toBe('active');
+    expect((await prisma().account.findUniqueOrThrow({ where: { id: watcher.id } })).subscriptionsPaused).toBe(false);
+    await watcher.api.post('/v1/retail/monitoring/delete', [{ id: captcha.id }]);
+  }, 40_000);
+
+  it('a delivery the balance cannot cover pauses every subscription of the account; reads stop; a top-up resumes them', async () => {
+    const thrifty = await account('thrifty', PRICE * 2.5);
+    const [t1, j1] = await add(thrifty.api, [
+      { asin: 'B0000000T1', marketplace: 'com', frequency: 'hourly' },
+      { asin: 'B0000000J1', marketplace: 'jp', frequency: 'hourly' },
+    ]);
+    await waitFor(async () => (await prisma().account.findUniqueOrThrow({ where: { id: thrifty.id } })).subscriptionsPaused, 30_000, 100);
+    expect((await subscription(t1.id)).status).toBe('paused_balance');
+    expect((await subscription(j1.id)).status).toBe('paused_balance');
+    const acc = await prisma().account.findUniqueOrThrow({ where: { id: thrifty.id }, include: { ledgerEntries: true } });
+    expect(Number(acc.balance)).toBeCloseTo(PRICE * 0.5, 9);
+    expect(acc.ledgerEntries.filter((e) => e.kind === 'monitoring')).toHaveLength(2);
+    const listed = (await thrifty.api.get('/v1/retail/monitoring/list')).body.tasks[0].result as any[];
+    expect(listed.map((s) => s.status)).toEqual(['paused_balance', 'paused_balance']);
+
+    // A read already under way when the account paused may still finish (unpaid): let it settle.
+    const hits = () => replay.hits(pagePath('com', 'B0000000T1')) + replay.hits(pagePath('co.jp', 'B0000000J1'));
+    let pausedHits = hits();
+    await waitFor(async () => {
+      await sleep(1_500);
+      const settled = hits() === pausedHits;
+      pausedHits = hits();
+      return settled;
+    }, 30_000, 0);
+    await sleep(1_000);
+    // Reads nobody paid for stay in history, but not as deliveries.
+    expect((await deliveries(t1.id)) + (await deliveries(j1.id))).toBe(2);
+    expect(await prisma().observation.count({ where: { asin: { in: ['B0000000T1', 'B0000000J1'] }, subscriptionId: null } })).toBeGreaterThanOrEqual(1);
+    await sleep(6_000); // three intervals
+    expect(hits()).toBe(pausedHits);
+
+    // The operator's top-up (operations-contract.md `account topup`), from its own process: it finds
+    // the embedded Temporal dev server through DATA_DIR and signals the monitors.
+    const resumedAt = Date.now();
+    const { stdout } = await promisify(execFile)(path.join(repoRoot, 'node_modules/.bin/tsx'), ['api/admin/cli.ts', 'account', 'topup', '--login', 'thrifty', '--amount', '1'], {
+      cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+    });
+    expect(JSON.parse(stdout)).toEqual({ login: 'thrifty', balance: expect.closeTo(1 + PRICE * 0.5, 6) });
+    expect((await subscription(t1.id)).status).toBe('active');
+    expect((await subscription(j1.id)).status).toBe('active');
+    expect((await prisma().account.findUniqueOrThrow({ where: { id: thrifty.id } })).subscriptionsPaused).toBe(false);
+    await waitFor(async () => (await deliveries(t1.id)) + (await deliveries(j1.id)) >= 4, 20_000, 100);
+    expect(Date.now() - resumedAt).toBeLessThan(20_000);
+    expect(hits()).toBeGreaterThan(pausedHits);
+    for (const id of [t1.id, j1.id]) {
+      const { events } = await client.workflow.getHandle(monitorWorkflowId(id)).fetchHistory();
+      expect(events!.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'monitorResume')).toBe(true);
+    }
+    await thrifty.api.post('/v1/retail/monitoring/delete', [{ id: t1.id }, { id: j1.id }]);
+  }, 60_000);
+
+  it('delete stops deliveries, ends the monitor and keeps the observations in history', async () => {
+    const { p1, n1, unknown } = subs;
+    const delivered = await deliveries(p1.id);
+    const res = await watcher.api.post('/v1/retail/monitoring/delete', [{ id: p1.id }, { asin: 'B0000000N1', marketplace: 'com' }, { id: unknown.id }, { id: p1.id }]);
+    expect(res.body.tasks.map((t: any) => t.status_code)).toEqual([20000, 20000, 20000, 40400]);
+    for (const id of [p1.id, n1.id, unknown.id]) {
+      await waitFor(async () => (await client.workflow.getHandle(monitorWorkflowId(id)).describe()).status.name === 'COMPLETED', 15_000, 200);
+    }
+    const hits = () => replay.hits(pagePath('de', 'B0000000P1')) + replay.hits(pagePath('com', 'B0000000N1'));
+    const after = hits();
+    await sleep(5_000);
+    expect(hits()).toBe(after);
+    expect(await prisma().observation.count({ where: { asin: 'B0000000P1', marketplace: 'de', subscriptionId: null } })).toBeGreaterThanOrEqual(delivered);
+    const history = await watcher.api.post('/v1/retail/product/history', [{ asin: 'B0000000P1', marketplace: 'de' }]);
+    expect(history.body.tasks[0].result.length).toBeGreaterThanOrEqual(delivered);
+    expect((await watcher.api.get('/v1/retail/monitoring/list')).body.tasks[0].result).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,140 @@
+/**
+ * monitorSubscription: one entity workflow per monitoring subscription (workflowId
+ * `monitor:<id>`, style-anchors.md "(a) Recurring per-entity jobs"). Each due tick checks the
+ * subscription's status, reads the product page (the `readProductPage` activity, observation
+ * attached to the subscription) and delivers it (charged at the monitoring price, or the whole
+ * account pauses when the balance cannot cover it). Between ticks it waits on a durable timer that
+ * a signal interrupts, so a frequency change, a resume or a delete applies at once. History stays
+ * bounded by continuing as new every `continueAsNewAfter` ticks or when the server suggests it.
+ *
+ * The database is the source of truth for the status: a paused monitor re-checks it every interval
+ * (a resume signal only makes that happen at once), and a tick never reads before checking it, so
+ * a lost signal delays but never breaks pausing, resuming or deleting.
+ */
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../worker/activities/index.js';
+import {
+  configureMonitorSignal,
+  firstReadOffset,
+  monitorStateQuery,
+  pageReadQueue,
+  resumeMonitorSignal,
+  stopMonitorSignal,
+  type MonitorOutcome,
+  type MonitorState,
+  type MonitorSubscriptionInput,
+} from './messages.js';
+
+/** Ticks per run before continuing as new (~25 history events per tick). */
+export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', maximumInterval: '30s', maximumAttempts: 20 },
+});
+
+export async function monitorSubscription(input: MonitorSubscriptionInput): Promise<MonitorOutcome> {
+  const { readProductPage } = proxyActivities<Activities>({
+    // Reads share the page-read queue with tasks: one slot per browser page, a backlog waits in Temporal.
+    taskQueue: pageReadQueue(workflowInfo().taskQueue),
+    startToCloseTimeout: '90s',
+    heartbeatTimeout: '15s',
+    retry: { initialInterval: input.retryInitialMs, backoffCoefficient: 2, maximumAttempts: input.readAttempts },
+  });
+  const { subscriptionId } = input;
+  const s: MonitorState = input.state ?? {
+    frequency: input.frequency,
+    intervalMs: input.intervalMs,
+    paused: input.paused,
+    nextDueAt: input.firstReadAt ?? Date.now() + firstReadOffset(subscriptionId, input.intervalMs),
+    recheckAt: Date.now() + input.intervalMs,
+    deliveries: 0,
+    run: 1,
+  };
+  let wake = false;
+  let stopped = false;
+
+  setHandler(configureMonitorSignal, ({ frequency, intervalMs }) => {
+    // The next read keeps its distance from the previous one, measured with the new interval;
+    // if that moment has passed, the read happens at once.
+    if (intervalMs !== s.intervalMs) {
+      s.nextDueAt += intervalMs - s.intervalMs;
+      s.recheckAt = Math.min(s.recheckAt, Date.now() + intervalMs);
+      s.intervalMs = intervalMs;
+    }
+    s.frequency = frequency;
+    wake = true;
+  });
+  setHandler(resumeMonitorSignal, () => {
+    s.recheckAt = Date.now();
+    wake = true;
+  });
+  setHandler(stopMonitorSignal, () => {
+    stopped = true;
+  });
+  setHandler(monitorStateQuery, () => ({ ...s }));
+
+  /** Moves `nextDueAt` to the first slot of its schedule after now (never a burst of catch-up reads). */
+  const advance = () => {
+    const behind = Date.now() - s.nextDueAt;
+    s.nextDueAt += (Math.floor(Math.max(0, behind) / s.intervalMs) + 1) * s.intervalMs;
+  };
+  const pause = () => {
+    s.paused = true;
+    s.recheckAt = Date.now() + s.intervalMs;
+  };
+
+  /** Reads and delivers one observation; false when the subscription turned out to be deleted. */
+  const readAndDeliver = async (): Promise<boolean> => {
+    let observationId: string;
+    try {
+      ({ observationId } = await readProductPage({ asin: input.asin, marketplace: input.marketplace, subscriptionId }));
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      // Every attempt failed (50301): nothing stored, not charged, and the subscription stays active.
+      log.warn('monitoring read failed', { subscriptionId, error: error.cause?.message ?? error.message });
+      advance();
+      return true;
+    }
+    const outcome = await bookkeeping.deliverMonitoringObservation({ subscriptionId, observationId });
+    if (outcome === 'deleted') return false;
+    advance();
+    if (outcome === 'paused') pause();
+    else s.deliveries++;
+    return true;
+  };
+
+  let ticks = 0;
+  while (!stopped) {
+    const dueAt = s.paused ? s.recheckAt : s.nextDueAt;
+    if (dueAt > Date.now()) {
+      wake = false;
+      await condition(() => wake || stopped, dueAt - Date.now());
+      continue; // re-plan: the deadline may have moved, or the monitor was stopped
+    }
+    const status = await bookkeeping.getSubscriptionStatus({ subscriptionId });
+    if (status === 'deleted') break;
+    if (status === 'paused_balance') {
+      pause();
+    } else {
+      s.paused = false;
+      if (s.nextDueAt <= Date.now() && !stopped && !(await readAndDeliver())) break;
+    }
+    ticks++;
+    if (ticks >= (input.continueAsNewAfter ?? DEFAULT_CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      if (stopped) break;
+      await continueAsNew<typeof monitorSubscription>({ ...input, frequency: s.frequency, intervalMs: s.intervalMs, paused: s.paused, state: { ...s, run: s.run + 1 } });
+    }
+  }
+  return { subscriptionId, deliveries: s.deliveries };
+}
