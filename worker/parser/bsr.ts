@@ -1,6 +1,8 @@
 /** `bsr`: Best Sellers Rank in any layout and language (product-page-contract.md "bsr"). */
 import type { Bsr, CategoryRank } from '../../core/product.js';
+import type { PageParts } from './fragments.js';
 import { BSR_LABELS, RANK_CONNECTORS, SEE_TOP_PHRASES, containsAny } from './locale.js';
+import { query } from './query.js';
 import { INLINE_TAGS, clean, parseGroupedInt, textOf } from './text.js';
 
 /** One visual line of the rank block: its text and its (non top-100) links. */
@@ -8,6 +10,9 @@ interface Line {
   parts: string[];
   links: string[];
 }
+
+/** `#SalesRank`; rank labels found by text (`findBsrBlock`) are kept by `fragments.ts` with their row. */
+export const BSR_PARTS: PageParts = { ids: ['SalesRank'] };
 
 /** True when a label text names the Best Sellers Rank. */
 export function isBsrLabel(label: string): boolean {
@@ -17,7 +22,7 @@ export function isBsrLabel(label: string): boolean {
 
 /** Finds the rank block: the value element and the label element to leave out. */
 export function findBsrBlock(doc: Document): { value: Element; label: Element | null } | null {
-  const sales = doc.querySelector('#SalesRank');
+  const sales = query(doc, ['#SalesRank']);
   if (sales) {
     const label = sales.querySelector('b, .a-text-bold, td.label, th');
     const value = sales.querySelector('td.value') ?? sales;

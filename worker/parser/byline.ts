@@ -1,6 +1,11 @@
 /** `byline`: contributor names or the brand under the title (product-page-contract.md "byline"). */
+import type { PageParts } from './fragments.js';
 import { BRAND_WRAPPERS } from './locale.js';
+import { query } from './query.js';
 import { clean, textOf } from './text.js';
+
+/** What `readByline` reads (the 2008-era `.buying` block around `#btAsinTitle` is kept by `fragments.ts`). */
+export const BYLINE_PARTS: PageParts = { ids: ['bylineInfo', 'byline', 'brand', 'bylineInfo_feature_div', 'btAsinTitle'] };
 
 /** Longest wrappers first, so `Visite a loja da X` wins over `Visite a loja X`. */
 const WRAPPERS = [...BRAND_WRAPPERS].sort((a, b) => b[0].length + b[1].length - (a[0].length + a[1].length));
@@ -40,7 +45,7 @@ export function readByline(doc: Document): string[] {
     const v = stripRole(n);
     if (v && !names.includes(v)) names.push(v);
   };
-  const box = doc.querySelector('#bylineInfo') ?? doc.querySelector('#byline');
+  const box = query(doc, ['#bylineInfo']) ?? query(doc, ['#byline']);
   if (box) {
     const authors = box.querySelectorAll('.author');
     if (authors.length) {
@@ -58,13 +63,13 @@ export function readByline(doc: Document): string[] {
     }
     return names;
   }
-  const brand = doc.querySelector('#brand, #bylineInfo_feature_div a');
+  const brand = query(doc, ['#brand', '#bylineInfo_feature_div a']);
   if (brand && textOf(brand)) {
     add(unwrapBrand(textOf(brand)));
     return names;
   }
   // 2008-era layout: author links right after the title heading.
-  const title = doc.querySelector('#btAsinTitle');
+  const title = query(doc, ['#btAsinTitle']);
   const buying = title?.closest('.buying');
   if (buying) for (const a of buying.querySelectorAll('a[href*="field-author"]')) add(textOf(a));
   return names;

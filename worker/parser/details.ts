@@ -1,19 +1,25 @@
 /** `details`: label/value pairs of the product-details sections (product-page-contract.md "details"). */
 import { isBsrLabel } from './bsr.js';
+import type { PageParts } from './fragments.js';
 import { REVIEW_LABELS, containsAny } from './locale.js';
+import { query, queryAll } from './query.js';
 import { clean, detailKey, textOf } from './text.js';
 
-/** The product-details containers, in page-priority order. */
-const CONTAINERS = [
-  '#detailBullets_feature_div',
-  '#detail-bullets',
-  '#detail_bullets_id',
-  '[id^="productDetails_techSpec_section_"]',
-  '#productDetails_detailBullets_sections1',
-  '#productDetails_db_sections',
-  '#prodDetails',
-  '#technicalSpecifications_section_1',
-].join(', ');
+/** The product-details containers (the legacy `productDetails` anchor's siblings are kept by `fragments.ts`). */
+export const DETAILS_PARTS = {
+  ids: [
+    'detailBullets_feature_div',
+    'detail-bullets',
+    'detail_bullets_id',
+    'productDetails_detailBullets_sections1',
+    'productDetails_db_sections',
+    'prodDetails',
+    'technicalSpecifications_section_1',
+  ],
+  idPrefixes: ['productDetails_techSpec_section_'],
+} as const satisfies PageParts;
+
+const CONTAINERS = [...DETAILS_PARTS.ids.map((id) => `#${id}`), ...DETAILS_PARTS.idPrefixes.map((p) => `[id^="${p}"]`)];
 
 const BOLD = 'b, strong, .a-text-bold';
 
@@ -49,7 +55,7 @@ function bulletPair(li: Element): [string, string] | null {
 
 /** 2008-era layout: the `.bucket` right after the `productDetails` anchor (`<h2>商品の詳細</h2>`). */
 function legacyBucket(doc: Document): Element | null {
-  const anchor = doc.querySelector('a#productDetails, a[name="productDetails"]');
+  const anchor = query(doc, ['a#productDetails', 'a[name="productDetails"]']);
   for (let el = anchor?.nextElementSibling; el; el = el.nextElementSibling) {
     const content = el.matches('.bucket') ? el.querySelector('.content') : el.querySelector('.bucket .content');
     if (content) return content;
@@ -68,7 +74,7 @@ export function readDetails(doc: Document): Record<string, string> {
     if (!key || Object.hasOwn(out, key)) return;
     out[key] = value;
   };
-  const containers = [...doc.querySelectorAll(CONTAINERS)];
+  const containers = queryAll(doc, CONTAINERS);
   if (containers.length === 0) {
     const legacy = legacyBucket(doc);
     if (legacy) containers.push(legacy);

@@ -1,28 +1,66 @@
 /**
- * Building and releasing the jsdom document the field readers run on.
+ * Building and releasing the jsdom documents the field readers run on.
  *
- * jsdom 27's selector engine (@asamuzakjp/dom-selector, held as `_domSelector` on the document
- * implementation) keeps every parsed document reachable after `window.close()` once any
- * `querySelector`/`matches`/`closest` ran (~35 MB per Amazon page). `releaseDom` drops that reference
- * so memory stays flat over many parses.
+ * Documents are made by the `DOMParser` of a factory window (`new JSDOM('')`) that is reused for
+ * `WINDOW_USES` documents, then closed and replaced. A new window per page would cost more than
+ * parsing a fragment document (jsdom installs every DOM interface per window), and jsdom 27 keeps each
+ * window alive until the event loop turns: `new JSDOM(...)` and `window.close()` both queue the
+ * document's load steps as promise jobs that hold the document and its window, so a synchronous batch
+ * of parses would hold every window it made. A `DOMParser` document is created complete: it queues
+ * nothing. It parses like `new JSDOM(html)`: same parse5 tree builder, scripting disabled (`<noscript>`
+ * content is markup), `about:blank` URL.
+ *
+ * Two jsdom/selector-engine references tie a document to the factory window and are cut on release:
+ * - every element with an `id` (or a `name`, on some tags) is registered in the window's named-property
+ *   table while attached: the document's children are removed;
+ * - the selector engine (@asamuzakjp/dom-selector, `_domSelector` on the document implementation)
+ *   registers focus/keyboard/mouse listeners on the window for every document: they are dropped as
+ *   `window.close()` drops them (the factory window has no listeners of its own), and so is the engine.
  */
+import './parse5-native.js';
 import { createRequire } from 'node:module';
-import { JSDOM, VirtualConsole } from 'jsdom';
+import { JSDOM, VirtualConsole, type DOMWindow } from 'jsdom';
 
 const require = createRequire(import.meta.url);
 const idlUtils = require('jsdom/lib/jsdom/living/generated/utils.js') as { implForWrapper(w: unknown): unknown };
 
-/** Parses HTML into a jsdom (no scripts run, console output swallowed). */
-export function createDom(html: string): JSDOM {
-  return new JSDOM(html, { virtualConsole: new VirtualConsole() });
+/** Documents made by one factory window before it is closed and replaced. */
+export const WINDOW_USES = 200;
+
+let factory: DOMWindow | null = null;
+let uses = 0;
+
+function factoryWindow(): DOMWindow {
+  if (!factory || uses >= WINDOW_USES) {
+    factory?.close();
+    factory = new JSDOM('', { virtualConsole: new VirtualConsole() }).window;
+    uses = 0;
+  }
+  uses++;
+  return factory;
 }
 
-/** Releases a jsdom: closes the window, then drops the selector engine's document reference. */
-export function releaseDom(dom: JSDOM): void {
-  const impl = idlUtils.implForWrapper(dom.window.document) as { _domSelector?: unknown } | null;
+/** Parses HTML into a jsdom document (no scripts run, nothing loaded). Release it with `releaseDom`. */
+export function createDom(html: string): Document {
+  const win = factoryWindow();
+  return new win.DOMParser().parseFromString(html, 'text/html');
+}
+
+/** Releases a document from `createDom`: detaches its tree and drops what ties it to the factory window. */
+export function releaseDom(doc: Document): void {
+  const impl = idlUtils.implForWrapper(doc) as { _domSelector?: unknown; _globalObject?: unknown } | null;
   try {
-    dom.window.close();
+    doc.replaceChildren();
   } finally {
     if (impl && '_domSelector' in impl) impl._domSelector = null;
+    const winImpl = impl?._globalObject ? (idlUtils.implForWrapper(impl._globalObject) as { _eventListeners?: unknown } | null) : null;
+    if (winImpl) winImpl._eventListeners = Object.create(null);
   }
+}
+
+/** Closes the factory window (tests, shutdown); the next `createDom` makes a new one. */
+export function closeDomFactory(): void {
+  factory?.close();
+  factory = null;
+  uses = 0;
 }

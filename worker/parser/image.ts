@@ -1,6 +1,12 @@
 /** `image_url`: the main product image (product-page-contract.md "image_url"). */
+import type { PageParts } from './fragments.js';
+import { query } from './query.js';
 
-const MAIN = ['#landingImage', '#imgBlkFront', '#ebooksImgBlkFront', '#main-image', '#prodImage', '#original-main-image'];
+/** The main image elements, in priority order. */
+export const IMAGE_PARTS = {
+  ids: ['landingImage', 'imgBlkFront', 'ebooksImgBlkFront', 'main-image', 'prodImage', 'original-main-image'],
+} as const satisfies PageParts;
+const MAIN = IMAGE_PARTS.ids.map((id) => `#${id}`);
 
 /** Makes an image URL absolute https; null for `data:` URIs and empty values. */
 function absolute(url: string | null | undefined): string | null {
@@ -34,7 +40,7 @@ function widest(json: string | null): string | null {
 /** Reads the main image URL. */
 export function readImage(doc: Document): string | null {
   for (const sel of MAIN) {
-    const img = doc.querySelector(sel);
+    const img = query(doc, [sel]);
     if (!img) continue;
     const url =
       absolute(img.getAttribute('data-old-hires')) ??

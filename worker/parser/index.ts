@@ -1,67 +1,94 @@
 /**
  * Parser v1: turns one saved Amazon product page into a `PageParse` (product-page-contract.md).
  * Pure functions, no I/O. Field readers live in one file per field; language data lives in `locale.ts`.
+ * Each reader module declares the parts of the page it reads (`*_PARTS`); product pages are read from a
+ * jsdom document of only those parts (`fragments.ts`), built and released by `dom.ts`.
  */
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { PageParse, ProductFields } from '../../core/product.js';
-import { readBsr } from './bsr.js';
-import { readByline } from './byline.js';
-import { readDetails } from './details.js';
+import { BSR_PARTS, readBsr } from './bsr.js';
+import { BYLINE_PARTS, readByline } from './byline.js';
+import { DETAILS_PARTS, readDetails } from './details.js';
 import { createDom, releaseDom } from './dom.js';
-import { readImage } from './image.js';
-import { decidePageKind } from './page-kind.js';
+import { extractFragments, type PageParts } from './fragments.js';
+import { IMAGE_PARTS, readImage } from './image.js';
+import { TITLE_PARTS, decidePageKind, readTitle } from './page-kind.js';
 import { stripScriptsAndStyles } from './prepare.js';
-import { readPrice } from './price.js';
-import { readRating, readRatingsCount } from './rating.js';
-import { readFormatSwatches, readTwister, readTwisterData } from './variants.js';
+import { PRICE_PARTS, readPrice } from './price.js';
+import { query } from './query.js';
+import { RATING_PARTS, readRating, readRatingsCount } from './rating.js';
+import { VARIANT_PARTS, readFormatSwatches, readTwister, readTwisterData } from './variants.js';
 
 export { decodePage } from './decode.js';
 
 /** Version of the extraction; bump whenever any output can change. */
 export const PARSER_VERSION = '1.0.0';
 
+/** The parts every field reader reads (title and details are passed apart: they decide what is kept). */
+const READER_PARTS: readonly PageParts[] = [BYLINE_PARTS, PRICE_PARTS, BSR_PARTS, IMAGE_PARTS, RATING_PARTS, VARIANT_PARTS];
+
 /** The ASIN the page itself shows (for the selected format swatch, whose link has none). */
 function pageAsin(doc: Document, fallback: string | null): string | null {
-  const input = doc.querySelector('input#ASIN, input[name="ASIN"], input[name="ASIN.0"]');
+  const input = query(doc, ['input#ASIN', 'input[name="ASIN"]', 'input[name="ASIN.0"]']);
   const v = input?.getAttribute('value')?.trim().toUpperCase();
   if (v && /^[A-Z0-9]{10}$/.test(v)) return v;
   if (fallback) return fallback;
-  const canon = doc.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? '';
+  const canon = query(doc, ['link[rel="canonical"]'])?.getAttribute('href') ?? '';
   return /\/dp\/([A-Z0-9]{10})/.exec(canon)?.[1] ?? null;
+}
+
+/** Reads every field of a product page (its title already read). */
+function readFields(doc: Document, html: string, title: string, marketplace: Marketplace): PageParse {
+  const twisterData = readTwisterData(html);
+  const sel = twisterData ? readTwister(doc, twisterData) : readFormatSwatches(doc, pageAsin(doc, null));
+  const bsr = readBsr(doc);
+  const fields: ProductFields = {
+    status: bsr ? 'ok' : 'no_bsr',
+    title,
+    byline: readByline(doc),
+    variant: sel.variant,
+    variants: sel.variants,
+    price: readPrice(doc, marketplace),
+    bsr,
+    rating: readRating(doc),
+    ratings_count: readRatingsCount(doc),
+    image_url: readImage(doc),
+    details: readDetails(doc),
+  };
+  return { kind: 'product', fields };
+}
+
+/** The whole page in jsdom (pages without a title, and markup the fragment pass does not follow). */
+function parseWholePage(html: string, marketplace: Marketplace): PageParse {
+  const doc = createDom(stripScriptsAndStyles(html));
+  try {
+    const kind = decidePageKind(doc);
+    if (kind.kind === 'not_found') return { kind: 'not_found' };
+    if (kind.kind !== 'product') return { kind: kind.kind, reason: kind.reason };
+    return readFields(doc, html, kind.title, marketplace);
+  } finally {
+    releaseDom(doc);
+  }
 }
 
 /**
  * Parses a product page. The page kind is decided first; fields are read only from product pages.
+ * Product pages are read from their fragment document (`fragments.ts`): the parts the readers look at,
+ * cut out with one tokenizer pass. Pages without a title (not found, robot check, error, degraded) are
+ * decided on the whole page, as is any page whose markup the fragment pass does not follow.
  * @param html the decoded page (see `decodePage`)
  * @param marketplace the marketplace the page was read from (currency and number formats)
  */
 export function parseProductPage(html: string, marketplace: Marketplace): PageParse {
-  const dom = createDom(stripScriptsAndStyles(html));
+  const frag = extractFragments(html, READER_PARTS, TITLE_PARTS, DETAILS_PARTS);
+  if (!frag.hasTitle || !frag.exact) return parseWholePage(html, marketplace);
+  const doc = createDom(frag.html);
   try {
-    const doc = dom.window.document;
-    const kind = decidePageKind(doc);
-    if (kind.kind === 'not_found') return { kind: 'not_found' };
-    if (kind.kind !== 'product') return { kind: kind.kind, reason: kind.reason };
-    const twisterData = readTwisterData(html);
-    const sel = twisterData
-      ? readTwister(doc, twisterData)
-      : readFormatSwatches(doc, pageAsin(doc, null));
-    const bsr = readBsr(doc);
-    const fields: ProductFields = {
-      status: bsr ? 'ok' : 'no_bsr',
-      title: kind.title,
-      byline: readByline(doc),
-      variant: sel.variant,
-      variants: sel.variants,
-      price: readPrice(doc, marketplace),
-      bsr,
-      rating: readRating(doc),
-      ratings_count: readRatingsCount(doc),
-      image_url: readImage(doc),
-      details: readDetails(doc),
-    };
-    return { kind: 'product', fields };
+    const title = readTitle(doc);
+    // Every title element is in the fragment document: no title here means none in the page.
+    if (title) return readFields(doc, html, title, marketplace);
   } finally {
-    releaseDom(dom);
+    releaseDom(doc);
   }
+  return parseWholePage(html, marketplace);
 }

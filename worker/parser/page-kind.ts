@@ -1,5 +1,7 @@
 /** Page-kind decision, made before any field is read (product-page-contract.md "Page kinds"). */
+import type { PageParts } from './fragments.js';
 import { CAPTCHA_PHRASES, ERROR_PHRASES, NOT_FOUND_PHRASES, containsAny } from './locale.js';
+import { query } from './query.js';
 import { textOf } from './text.js';
 
 /** What kind of page this is; `product` carries the title element. */
@@ -8,12 +10,14 @@ export type PageKind =
   | { kind: 'not_found' }
   | { kind: 'robot_check' | 'error_page' | 'degraded'; reason: string };
 
-const TITLE_SELECTORS = ['#productTitle', '#ebooksProductTitle', '#btAsinTitle', '#title'];
+/** The title elements, in priority order. */
+export const TITLE_PARTS = { ids: ['productTitle', 'ebooksProductTitle', 'btAsinTitle', 'title'] } as const satisfies PageParts;
+const TITLE_SELECTORS = TITLE_PARTS.ids.map((id) => `#${id}`);
 
 /** The product title (`#productTitle`, older `#ebooksProductTitle`, `#btAsinTitle`, `#title`), or null. */
 export function readTitle(doc: Document): string | null {
   for (const sel of TITLE_SELECTORS) {
-    const el = doc.querySelector(sel);
+    const el = query(doc, [sel]);
     const t = el ? textOf(el) : '';
     if (t) return t;
   }

@@ -1,8 +1,8 @@
 /**
  * Cheap string passes that run before the DOM is built. Script and style bodies are never part of a
  * field (the twister JSON is read from the raw string), so they are emptied, and comments are dropped:
- * jsdom then builds far fewer and far smaller nodes. This is the seam for later speed-ups (cutting out
- * only the fragments the fields need).
+ * jsdom then builds far fewer and far smaller nodes. Applied to the whole page (pages read whole, see
+ * `index.ts`) and to each part the fragment pass keeps (`fragments.ts`).
  *
  * The scan follows the HTML tokenizer closely enough to be safe on Amazon pages: it honours quoted
  * attribute values (which often hold escaped markup such as `<script>`), comments, and raw-text

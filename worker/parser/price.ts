@@ -1,11 +1,14 @@
 /** `price`: the featured offer's price to pay (product-page-contract.md "price"). */
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
+import type { PageParts } from './fragments.js';
 import { MONEY, TAX_NOTES } from './locale.js';
+import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
-/** Containers of the modern core price block. */
-const CORE = ['#corePrice_feature_div', '#corePriceDisplay_desktop_feature_div', '#corePrice_desktop', '#apex_desktop', '#apex_offerDisplay_desktop'];
+/** Containers of the modern core price block (ids). */
+const CORE_IDS = ['corePrice_feature_div', 'corePriceDisplay_desktop_feature_div', 'corePrice_desktop', 'apex_desktop', 'apex_offerDisplay_desktop'];
+const CORE = CORE_IDS.map((id) => `#${id}`);
 
 /**
  * Where a price may be read, most specific first. Each entry is a list of selectors; the first entry
@@ -23,6 +26,20 @@ const SOURCES: readonly string[][] = [
   ['#price_inside_buybox'],
   ['.priceLarge', '#actualPriceValue'],
 ];
+
+/**
+ * What `SOURCES` reads (ancestors such as `newAccordionRow*` / `usedAccordionRow*` come with it): in the
+ * core price containers only the price elements the core selectors name, the other containers in full.
+ */
+export const PRICE_PARTS: PageParts = {
+  ids: [
+    'priceblock_dealprice', 'priceblock_saleprice', 'priceblock_ourprice', 'kindle-price', 'tmmSwatches',
+    'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'price_inside_buybox', 'actualPriceValue',
+  ],
+  classes: ['priceLarge'],
+  shellIds: CORE_IDS,
+  scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2'] },
+};
 
 /** Offers that are never the featured new offer. */
 const NOT_FEATURED = '[id*="usedAccordionRow"], #usedBuySection, #usedBuyBox, [id*="tradeIn"], #aod-container';
@@ -79,7 +96,7 @@ export function parseAmount(num: string, decimal: '.' | ','): number | null {
 export function readPrice(doc: Document, marketplace: Marketplace): Price | null {
   for (const sels of SOURCES) {
     const texts: string[] = [];
-    for (const el of doc.querySelectorAll(sels.join(', '))) {
+    for (const el of queryAll(doc, sels)) {
       if (el.closest(NOT_FEATURED)) continue;
       const t = priceText(el);
       if (t) texts.push(t);

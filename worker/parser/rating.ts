@@ -1,5 +1,7 @@
 /** `rating` and `ratings_count` of the product itself (product-page-contract.md "rating", "ratings_count"). */
+import type { PageParts } from './fragments.js';
 import { RATING_JA_PREFIX, RATING_OUT_OF_WORDS } from './locale.js';
+import { query } from './query.js';
 import { clean, parseGroupedInt, textOf } from './text.js';
 
 const OUT_OF = new RegExp(`(\\d(?:[.,]\\d{1,2})?)\\s*(?:${RATING_OUT_OF_WORDS.join('|')})\\s*5(?!\\d)`, 'i');
@@ -14,9 +16,13 @@ export function parseRating(text: string): number | null {
   return n >= 1 && n <= 5 ? n : null;
 }
 
+/** The review summary blocks. */
+export const RATING_PARTS = { ids: ['averageCustomerReviews', 'averageCustomerReviews_feature_div', 'acrPopover'] } as const satisfies PageParts;
+const SUMMARY = RATING_PARTS.ids.map((id) => `#${id}`);
+
 /** The product's own review summary block (the first one; carousels are never read). */
 function summary(doc: Document): Element | null {
-  return doc.querySelector('#averageCustomerReviews, #averageCustomerReviews_feature_div, #acrPopover');
+  return query(doc, SUMMARY);
 }
 
 /** Reads the average rating of the product. */

@@ -1,6 +1,18 @@
 /** `variant` and `variants`: twister selections and format swatches (product-page-contract.md "variant"). */
 import type { Variant } from '../../core/product.js';
+import type { PageParts } from './fragments.js';
+import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
+
+/**
+ * Twister rows and format swatches. `#variation_<dimension>` rows are read inside; the inline twister's
+ * rows only for their presence and order (their selection is `#inline-twister-expanded-dimension-text-*`).
+ */
+export const VARIANT_PARTS: PageParts = {
+  ids: ['tmmSwatches', 'mediaTabs_tabSet'],
+  idPrefixes: ['variation_', 'inline-twister-expanded-dimension-text-'],
+  shellIdPrefixes: ['inline-twister-row-', 'inline-twister-singleton-header-'],
+};
 
 /** Twister variation data read from the raw page (no DOM): dimension keys, values per child ASIN. */
 export interface TwisterData {
@@ -82,12 +94,11 @@ export function readTwisterData(raw: string): TwisterData | null {
   return { dimensions, valuesByAsin, selected, currentAsin: current };
 }
 
-const rowSelector = (d: string): string =>
-  `#variation_${d}, #inline-twister-row-${d}, #inline-twister-singleton-header-${d}`;
+const rowSelectors = (d: string): string[] => [`#variation_${d}`, `#inline-twister-row-${d}`, `#inline-twister-singleton-header-${d}`];
 
 /** Page order of the dimensions: the order their selector rows appear in the page. */
 function pageOrder(doc: Document, dims: string[]): number[] {
-  const idx = dims.map((d, i) => ({ i, el: doc.querySelector(rowSelector(d)) }));
+  const idx = dims.map((d, i) => ({ i, el: query(doc, rowSelectors(d)) }));
   const withEl = idx.filter((x) => x.el);
   withEl.sort((a, b) => (a.el!.compareDocumentPosition(b.el!) & 4 ? -1 : 1));
   const rest = idx.filter((x) => !x.el);
@@ -99,12 +110,12 @@ function pageOrder(doc: Document, dims: string[]): number[] {
  * null when the row shows no selection (a prompt such as "Select Size" is not one of the dimension's values).
  */
 function domSelection(doc: Document, dim: string, allowed: Set<string>): string | null | undefined {
-  if (!doc.querySelector(rowSelector(dim))) return undefined;
-  const candidates = [
-    ...doc.querySelectorAll(
-      `#variation_${dim} .selection, #inline-twister-expanded-dimension-text-${dim}, #variation_${dim} select option[selected]`,
-    ),
-  ];
+  if (!query(doc, rowSelectors(dim))) return undefined;
+  const candidates = queryAll(doc, [
+    `#variation_${dim} .selection`,
+    `#inline-twister-expanded-dimension-text-${dim}`,
+    `#variation_${dim} select option[selected]`,
+  ]);
   for (const el of candidates) {
     const t = textOf(el);
     if (t && allowed.has(t)) return t;
@@ -125,7 +136,7 @@ export function readTwister(doc: Document, data: TwisterData): { variant: string
   const jsonValue = (i: number): string | null =>
     (cur && aligned(cur) ? cur[i] : undefined) ?? data.selected[dims[i]!] ?? null;
   const parts: string[] = [];
-  const anyRow = dims.some((d) => doc.querySelector(rowSelector(d)));
+  const anyRow = dims.some((d) => query(doc, rowSelectors(d)));
   if (!anyRow && cur && !aligned(cur)) return { variant: name(cur) || null, variants };
   for (const i of order) {
     const dom = anyRow ? domSelection(doc, dims[i]!, allowed[i]!) : undefined;
@@ -141,7 +152,7 @@ const ASIN_IN_HREF = /\/(?:dp|gp\/product|product)\/([A-Z0-9]{10})(?:[/?#]|$)/;
 export function readFormatSwatches(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
   let variant: string | null = null;
-  const all = [...doc.querySelectorAll('#tmmSwatches .swatchElement, #mediaTabs_tabSet li.mediaTab_heading')];
+  const all = queryAll(doc, ['#tmmSwatches .swatchElement', '#mediaTabs_tabSet li.mediaTab_heading']);
   const items = all.filter((el) => !all.some((o) => o !== el && o.contains(el)) && !el.matches('.olpLink, .otherSellers'));
   for (const li of items) {
     const btn = li.querySelector('.a-button-text, a');

@@ -1,0 +1,100 @@
+/**
+ * `querySelector` / `querySelectorAll` over a selector list, with the same results, for the id-anchored
+ * lists the readers use. jsdom's selector engine is slow on lists and on ids a document lacks (it walks
+ * every node); here each selector of the list is run on its own and the results are merged in tree order:
+ * - a selector that names an id (`#x` anywhere in it) the document has no element for cannot match and
+ *   is skipped;
+ * - a bare `#x` or `[id^="x"]` is answered from an index of the document's ids (one walk over its
+ *   elements);
+ * - any other selector is run with `querySelectorAll` as before.
+ * The index is built once per document and assumes the document is not changed while it is read.
+ */
+
+interface IdIndex {
+  /** Tree order of every element. */
+  order: Map<Element, number>;
+  /** Elements by id, in tree order. */
+  byId: Map<string, Element[]>;
+}
+
+const indexes = new WeakMap<Document, IdIndex>();
+const SHOW_ELEMENT = 1;
+/** An id selector's name: everything up to the next CSS delimiter. */
+const NAME = String.raw`[^\s.#[\]:>+~,()'"\\*=|^$]+`;
+const BARE_ID = new RegExp(`^#(${NAME})$`);
+const ID_PREFIX = /^\[id\^="([^"\\]+)"\]$/;
+const ID_TOKEN = new RegExp(`#(${NAME})`, 'g');
+
+/** Ids a selector needs to exist to match anything (none when it holds a negation). */
+function requiredIds(selector: string): string[] {
+  if (selector.includes(':not(') || selector.includes(':is(') || selector.includes(':where(')) return [];
+  const outsideAttributes = selector.replace(/\[[^\]]*\]/g, '');
+  return [...outsideAttributes.matchAll(ID_TOKEN)].map((m) => m[1]!);
+}
+
+function indexOf(doc: Document): IdIndex {
+  let ix = indexes.get(doc);
+  if (ix) return ix;
+  ix = { order: new Map(), byId: new Map() };
+  const walker = doc.createTreeWalker(doc, SHOW_ELEMENT);
+  let i = 0;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n as Element;
+    ix.order.set(el, i++);
+    const id = el.id;
+    if (!id) continue;
+    const list = ix.byId.get(id);
+    if (list) list.push(el);
+    else ix.byId.set(id, [el]);
+  }
+  indexes.set(doc, ix);
+  return ix;
+}
+
+/** Elements whose id is exactly `id`, in tree order (`querySelectorAll('#id')`). */
+export function elementsWithId(doc: Document, id: string): readonly Element[] {
+  return indexOf(doc).byId.get(id) ?? [];
+}
+
+/** Elements whose id starts with `prefix`, in tree order (`querySelectorAll('[id^="prefix"]')`). */
+function withIdPrefix(ix: IdIndex, prefix: string): Element[] {
+  const out: Element[] = [];
+  for (const [id, els] of ix.byId) if (id.startsWith(prefix)) out.push(...els);
+  return out.sort((a, b) => ix.order.get(a)! - ix.order.get(b)!);
+}
+
+/** The matches of each selector that can match, or null for a selector that cannot. */
+function matchesOf(doc: Document, ix: IdIndex, selector: string): readonly Element[] | null {
+  const bare = BARE_ID.exec(selector);
+  if (bare) return ix.byId.get(bare[1]!) ?? null;
+  const prefix = ID_PREFIX.exec(selector);
+  if (prefix) return withIdPrefix(ix, prefix[1]!);
+  if (requiredIds(selector).some((id) => !ix.byId.has(id))) return null;
+  return [...doc.querySelectorAll(selector)];
+}
+
+/** Same elements, in the same order, as `doc.querySelectorAll(selectors.join(', '))`. */
+export function queryAll(doc: Document, selectors: readonly string[]): Element[] {
+  const ix = indexOf(doc);
+  const lists = selectors.map((s) => matchesOf(doc, ix, s)).filter((l): l is readonly Element[] => !!l && l.length > 0);
+  if (lists.length === 0) return [];
+  if (lists.length === 1) return [...lists[0]!];
+  const all = [...new Set(lists.flat())];
+  return all.sort((a, b) => ix.order.get(a)! - ix.order.get(b)!);
+}
+
+/** Same element as `doc.querySelector(selectors.join(', '))`. */
+export function query(doc: Document, selectors: readonly string[]): Element | null {
+  const ix = indexOf(doc);
+  let best: Element | null = null;
+  for (const s of selectors) {
+    const bare = BARE_ID.exec(s);
+    let el: Element | null;
+    const prefix = ID_PREFIX.exec(s);
+    if (bare) el = ix.byId.get(bare[1]!)?.[0] ?? null;
+    else if (prefix) el = withIdPrefix(ix, prefix[1]!)[0] ?? null;
+    else el = requiredIds(s).some((id) => !ix.byId.has(id)) ? null : doc.querySelector(s);
+    if (el && (!best || ix.order.get(el)! < ix.order.get(best)!)) best = el;
+  }
+  return best;
+}
