@@ -3,55 +3,26 @@
  * Usage, "Limits": usage range 366 days), over HTTP against buildApp on a real embedded
  * PostgreSQL (PGlite). Workflow starts go to a recording launcher.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
 import { createAccount } from '../../api/admin/accounts.js';
-import type { TaskLauncher } from '../../api/services/task-launcher.js';
-import { loadConfig } from '../../core/config.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
-import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
-import { createLogger } from '../../core/logger.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { PLANS } from '../../core/pricing.js';
 import { addDays, recordUsage, utcDay } from '../../core/usage.js';
+import { startTestApp, type TestApp } from '../support/app-harness.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
 const price = PLANS.standard!.rates.task_post;
-let dataDir: string;
-let embedded: EmbeddedPostgres;
+let app: TestApp;
 let prisma: PrismaClient;
-let server: Server;
 let baseUrl: string;
-const started: string[] = [];
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-usage-'));
-  embedded = await startEmbeddedPostgres(dataDir);
-  await applyMigrations(embedded.url);
-  prisma = createPrisma(embedded.url, 1);
-  const launcher: TaskLauncher = {
-    start: async (input) => { started.push(input.taskId); },
-    startWebhooks: async () => undefined,
-    waitFor: async () => false,
-    cancel: async () => undefined,
-  };
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  const app = buildApp({ config, prisma, launcher, logger: createLogger('silent') });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startTestApp({ database: 'pglite' });
+  ({ prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
-  server?.close();
-  await prisma?.$disconnect();
-  await embedded?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 async function account(login: string, balance = 10): Promise<{ id: number; key: string; api: ApiClient }> {
