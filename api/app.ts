@@ -10,6 +10,7 @@ import type { Logger } from '../core/logger.js';
 import { AccountRateLimits } from '../core/rate-limits.js';
 import type { AppState } from './context.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { jsonBody } from './middleware/json-body.js';
 import { metering } from './middleware/metering.js';
 import { appendixRoutes } from './routes/appendix.routes.js';
@@ -35,6 +36,7 @@ const methodNotAllowed = () => new AppError('BAD_REQUEST', { httpStatus: 405, me
 export function buildApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = true;
+  app.use(httpMetrics());
   app.use(errorEnvelope(deps.logger));
   app.use(metering(deps));
   app.use(jsonBody());

@@ -1,12 +1,13 @@
 /**
  * GET /health (liveness plus queue visibility) and GET /ready (database reachable and every
- * migration applied; otherwise 503) — api-spec.md "System and public".
+ * migration applied; otherwise 503) — api-spec.md "System and public" — and GET /metrics (Prometheus).
  */
 import { Router } from '@koa/router';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { prismaQueryable } from '../../core/db/prisma.js';
 import { pendingMigrations } from '../../core/db/migrator.js';
 import { API_VERSION } from '../../core/version.js';
+import { registry, trackTaskStates } from '../../core/metrics.js';
 import type { AppState } from '../context.js';
 
 export function systemRoutes(prisma: PrismaClient): Router<AppState> {
@@ -31,6 +32,12 @@ export function systemRoutes(prisma: PrismaClient): Router<AppState> {
         oldest_queued_age_seconds: Number.isFinite(oldest) ? Math.round((Date.now() - oldest) / 1000) : null,
       },
     };
+  });
+
+  trackTaskStates(prisma);
+  router.get('/metrics', async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
   });
 
   router.get('/ready', async (ctx) => {

@@ -187,6 +187,13 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
       expect(sum).toBeCloseTo(Number(account.balance), 9);
     });
 
+    it('/metrics counts source reads by marketplace and outcome', async () => {
+      const text = await (await fetch(`${stack.api.url}/metrics`)).text();
+      expect(text).toMatch(/retail_source_reads_total\{marketplace="in",outcome="blocked"\} 3/);
+      expect(text).toMatch(/retail_source_reads_total\{marketplace="com",outcome="not_found"\} 1/);
+      expect(text).toMatch(/retail_source_reads_total\{marketplace="de",outcome="ok"\} \d+/);
+    });
+
     it('the Temporal Web UI lists the walk-through workflows', async () => {
       const res = await fetch(`${stack.temporalUiUrl}/api/v1/namespaces/default/workflows`);
       const listed = (await res.json()) as { executions: { execution: { workflowId: string }; type: { name: string } }[] };

@@ -2,6 +2,7 @@
  * Monitoring activities: the status check before each read and the delivery of the observation
  * read (charge, or pause the account). The rules live in core/subscriptions.ts.
  */
+import { monitoringDeliveries } from '../../core/metrics.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { deliverObservation, subscriptionState } from '../../core/subscriptions.js';
 import type { DeliveryOutcome, SubscriptionState } from '../../workflows/messages.js';
@@ -14,7 +15,9 @@ export function createMonitoringActivities({ prisma }: { prisma: PrismaClient })
     },
     /** Charges the monitoring price for an observation read for the subscription (see `deliverObservation`). */
     async deliverMonitoringObservation(input: { subscriptionId: number; observationId: string }): Promise<DeliveryOutcome> {
-      return deliverObservation(prisma, { subscriptionId: input.subscriptionId, observationId: BigInt(input.observationId) });
+      const outcome = await deliverObservation(prisma, { subscriptionId: input.subscriptionId, observationId: BigInt(input.observationId) });
+      monitoringDeliveries.inc({ outcome });
+      return outcome;
     },
   };
 }

@@ -6,6 +6,7 @@ import { Context, ApplicationFailure } from '@temporalio/activity';
 import type { Logger } from '../../core/logger.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
+import { sourceReads } from '../../core/metrics.js';
 import { storeObservation } from '../../core/observations.js';
 import type { Product } from '../../core/product.js';
 import type { SourcePage } from '../browser/browser-grid.js';
@@ -53,6 +54,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       } catch (error) {
         if (ctx.cancellationSignal.aborted) throw error;
         const message = `source read failed: ${(error as Error).message}`;
+        sourceReads.inc({ marketplace: marketplace.code, outcome: 'unavailable' });
         if (error instanceof BrowserGridError && !error.retryable) throw ApplicationFailure.nonRetryable(message, SOURCE_UNAVAILABLE);
         throw ApplicationFailure.retryable(message, SOURCE_UNAVAILABLE);
       } finally {
@@ -65,11 +67,13 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       if (page.httpStatus === 404 || parsed.kind === 'not_found') {
         const id = await storeObservation(prisma, notFoundProduct(marketplace, asin, observedAt), input.subscriptionId);
         log.info('product not found');
+        sourceReads.inc({ marketplace: marketplace.code, outcome: 'not_found' });
         return { observationId: id.toString(), status: 'not_found' };
       }
       if (parsed.kind !== 'product' || page.httpStatus >= 400) {
         const reason = parsed.kind === 'product' ? `HTTP ${page.httpStatus}` : `${parsed.kind}: ${parsed.reason}`;
         log.warn({ reason }, 'source read blocked');
+        sourceReads.inc({ marketplace: marketplace.code, outcome: 'blocked' });
         throw ApplicationFailure.retryable(`source blocked (${reason})`, SOURCE_BLOCKED);
       }
       const product: Product = {
@@ -78,6 +82,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       };
       const id = await storeObservation(prisma, product, input.subscriptionId);
       log.info({ status: product.status }, 'observation stored');
+      sourceReads.inc({ marketplace: marketplace.code, outcome: product.status });
       return { observationId: id.toString(), status: product.status };
     },
   };

@@ -4,6 +4,7 @@
  * to the checked address, record the attempt in `webhook_deliveries`. Bodies never leave this
  * activity; it returns the outcome only.
  */
+import { webhookAttempts } from '../../core/metrics.js';
 import { Context } from '@temporalio/activity';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import type { Logger } from '../../core/logger.js';
@@ -66,6 +67,7 @@ export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: We
       });
       const level = result.outcome === 'delivered' ? 'info' : 'warn';
       log[level]({ outcome: result.outcome, httpStatus: result.httpStatus, durationMs, error: result.error }, 'webhook attempt');
+      webhookAttempts.inc({ kind: input.kind, outcome: result.outcome });
       return { outcome: result.outcome, httpStatus: result.httpStatus };
     },
   };
