@@ -3,26 +3,14 @@
  * credentials link of an approval (api-spec.md "System and public", "Limits"), over HTTP against
  * buildApp on an embedded PostgreSQL (PGlite). Client addresses come from X-Forwarded-For.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
 import { approveAccessRequest, loginBase } from '../../api/admin/access-requests.js';
-import type { TaskLauncher } from '../../api/services/task-launcher.js';
-import { loadConfig } from '../../core/config.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
-import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
-import { createLogger } from '../../core/logger.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
+import { startTestApp, type TestApp } from '../support/app-harness.js';
 import { apiClient } from '../support/http.js';
 
-let dataDir: string;
-let embedded: EmbeddedPostgres;
+let app: TestApp;
 let prisma: PrismaClient;
-let server: Server;
 let baseUrl: string;
 let nextIp = 1;
 
@@ -30,22 +18,12 @@ let nextIp = 1;
 const freshIp = () => `198.51.100.${nextIp++}`;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-access-'));
-  embedded = await startEmbeddedPostgres(dataDir);
-  await applyMigrations(embedded.url);
-  prisma = createPrisma(embedded.url, 1);
-  const launcher: TaskLauncher = { start: async () => undefined, startWebhooks: async () => undefined, waitFor: async () => false, cancel: async () => undefined };
-  const app = buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), prisma, launcher, logger: createLogger('silent') });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startTestApp({ database: 'pglite' });
+  ({ prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
-  server?.close();
-  await prisma?.$disconnect();
-  await embedded?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 /** POSTs an access request from `ip`; a string body is sent as is. */
