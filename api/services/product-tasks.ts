@@ -1,8 +1,9 @@
 /**
  * task_post, tasks_ready, task_get (api-spec.md "Product endpoints", "Task lifecycle").
  */
+import { runChargedTasks } from './charged-tasks.js';
 import type { Config } from '../../core/config.js';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import { AppError, TaskError } from '../../core/errors.js';
 import { isUuid, newTaskId } from '../../core/ids.js';
 import { tryCharge } from '../../core/ledger.js';
@@ -12,8 +13,8 @@ import { planOf } from '../../core/pricing.js';
 import { taskGetEnvelope, PRODUCT_API_PREFIX } from '../../core/task-envelope.js';
 import { completeTaskFromObservation, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../context.js';
-import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
-import { failRequestIfNoneValid, fields, readAsin, readMarketplace, readOptional, readWebhookUrl, taskArray } from '../validation/task-body.js';
+import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { fields, readAsin, readMarketplace, readOptional, readWebhookUrl, taskArray } from '../validation/task-body.js';
 import type { WebhookKind } from '../../workflows/messages.js';
 import type { TaskLauncher } from './task-launcher.js';
 
@@ -40,59 +41,44 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   const rates = plan.rates;
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
-  const tasks: TaskObject[] = [];
   const toStart: { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[] }[] = [];
   const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[] }[] = [];
-  const errors: (TaskError | undefined)[] = [];
-  let payable = 0;
-  let paid = 0;
-  for (const element of elements) {
-    const id = newTaskId();
-    const data = { ...element, api: 'retail', function: 'task_post' };
-    try {
-      const asin = readAsin(element);
-      const marketplace = readMarketplace(element);
-      const priority = readOptional(element, 'priority', fields.priority, 1);
-      const tag = readOptional(element, 'tag', fields.tag, null);
-      const postbackUrl = readWebhookUrl(element, 'postback_url', deps.config.WEBHOOK_ALLOWLIST);
-      const pingbackUrl = readWebhookUrl(element, 'pingback_url', deps.config.WEBHOOK_ALLOWLIST);
-      const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
-      payable++;
-      const cost = priority === 2 ? rates.task_post_high : rates.task_post;
-      const accepted = await deps.prisma.$transaction(async (tx) => {
-        const balance = await tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'task_post' });
-        if (balance === null) return false;
-        await tx.task.create({
-          data: {
-            id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, priority, tag,
-            postbackUrl, pingbackUrl, data, cost: cost.toFixed(6), expiresAt: new Date(Date.now() + RETENTION_MS),
-          },
-        });
-        return true;
+  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt }, async (element, { id, data, payable, paid }) => {
+    const asin = readAsin(element);
+    const marketplace = readMarketplace(element);
+    const priority = readOptional(element, 'priority', fields.priority, 1);
+    const tag = readOptional(element, 'tag', fields.tag, null);
+    const postbackUrl = readWebhookUrl(element, 'postback_url', deps.config.WEBHOOK_ALLOWLIST);
+    const pingbackUrl = readWebhookUrl(element, 'pingback_url', deps.config.WEBHOOK_ALLOWLIST);
+    const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
+    payable();
+    const cost = priority === 2 ? rates.task_post_high : rates.task_post;
+    const accepted = await deps.prisma.$transaction(async (tx) => {
+      const balance = await tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'task_post' });
+      if (balance === null) return false;
+      await tx.task.create({
+        data: {
+          id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, priority, tag,
+          postbackUrl, pingbackUrl, data: data as Prisma.InputJsonObject, cost: cost.toFixed(6), expiresAt: new Date(Date.now() + RETENTION_MS),
+        },
       });
-      if (!accepted) throw new TaskError(40200);
-      paid++;
-      const fresh = await findFreshObservation(deps.prisma, asin, marketplace.code, deps.config.REUSE_WINDOW);
-      let charged = cost;
-      if (fresh) {
-        // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
-        await completeTaskFromObservation(deps.prisma, id, fresh.id);
-        const done = await deps.prisma.task.update({ where: { id }, data: { reused: true }, select: { cost: true } });
-        charged = Number(done.cost);
-        if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
-      } else {
-        toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds });
-      }
-      errors.push(undefined);
-      tasks.push(taskObject({ id, code: 20100, startedAt, cost: charged, path, data }));
-    } catch (error) {
-      if (!(error instanceof TaskError)) throw error;
-      errors.push(error);
-      tasks.push(taskObject({ id, code: error.code, message: error.message, startedAt, path, data }));
+      return true;
+    });
+    if (!accepted) throw new TaskError(40200);
+    paid();
+    const fresh = await findFreshObservation(deps.prisma, asin, marketplace.code, deps.config.REUSE_WINDOW);
+    let charged = cost;
+    if (fresh) {
+      // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
+      await completeTaskFromObservation(deps.prisma, id, fresh.id);
+      const done = await deps.prisma.task.update({ where: { id }, data: { reused: true }, select: { cost: true } });
+      charged = Number(done.cost);
+      if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
+    } else {
+      toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds });
     }
-  }
-  if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
-  failRequestIfNoneValid(errors);
+    return { code: 20100, cost: charged };
+  });
   await Promise.all([
     ...toStart.map((t) => startOrFail(deps, t)),
     ...finishedWithWebhooks.map((t) => startWebhooks(deps, t)),
