@@ -73,6 +73,9 @@ const schema = z.object({
   REUSE_WINDOW: duration.default(3_600_000),
   /** live read budget. @default "60s" */
   LIVE_BUDGET: duration.default(60_000),
+  /** Port of a standalone worker's Prometheus /metrics listener (`node dist/worker/main.js`); 0 = none.
+   *  Under `npm start` the API's /metrics serves the same registry. @default 9464 */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** Attempts of one source read before a task fails with 50301. @default 3 */
   SOURCE_READ_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** `production` turns off development aids (GraphiQL at /graphql). @default "development" */

@@ -1,7 +1,8 @@
 /**
  * The worker process: Temporal worker with the browser grid and the database.
  * `startWorker` is used by `npm start` in-process; running this file starts a standalone worker
- * (production: `node dist/worker/main.js`).
+ * (production: `node dist/worker/main.js`), which also serves its own Prometheus /metrics on
+ * WORKER_METRICS_PORT (`startStandaloneWorker`).
  */
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.js';
@@ -10,6 +11,7 @@ import type { Logger } from '../core/logger.js';
 import type { HostResolver } from '../core/webhooks/pinned-request.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
 import { BrowserGrid } from './browser/browser-grid.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { createWorker } from './worker.js';
 
 /** A running worker; `stop()` drains in-flight activities, then closes the browsers. */
@@ -46,4 +48,30 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
   };
 }
 
-if (isMainModule(import.meta.url)) await runStandalone('worker', startWorker);
+/**
+ * The standalone worker process: the /metrics listener on `config.WORKER_METRICS_PORT` (none when
+ * 0; bound first, so a taken port fails before any browser starts), then `startWorker`.
+ * `stop()` drains the worker, then closes the listener.
+ * @throws when the metrics port cannot be bound or the worker cannot start (the listener is closed).
+ */
+export async function startStandaloneWorker(options: Parameters<typeof startWorker>[0]): Promise<RunningWorker & { metrics: MetricsServer | null }> {
+  const port = options.config.WORKER_METRICS_PORT;
+  const metrics = port > 0 ? await startMetricsServer({ port, logger: options.logger.child({ component: 'worker-metrics' }) }) : null;
+  let running: RunningWorker;
+  try {
+    running = await startWorker(options);
+  } catch (error) {
+    await metrics?.stop();
+    throw error;
+  }
+  return {
+    ...running,
+    metrics,
+    async stop() {
+      await running.stop();
+      await metrics?.stop();
+    },
+  };
+}
+
+if (isMainModule(import.meta.url)) await runStandalone('worker', startStandaloneWorker);

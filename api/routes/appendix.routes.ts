@@ -1,7 +1,8 @@
 /**
  * Appendix endpoints under /v1/appendix (api-spec.md "Appendix endpoints"): user_data, usage and
- * keys need authentication; marketplaces and errors take it optionally (a key sent is checked and
- * the call is metered). errors is free. GET /v1/appendix/status lives elsewhere.
+ * keys need authentication; marketplaces, status and errors take it optionally (a key sent is
+ * checked and the call is metered). All three are free. status: availability per marketplace
+ * (api/services/status.ts).
  */
 import { Router } from '@koa/router';
 import type { PrismaClient } from '../../core/db/prisma.js';
@@ -11,13 +12,13 @@ import { MARKETPLACES, resolveMarketplace } from '../../core/marketplaces.js';
 import { STATUS_CODES } from '../../core/status-codes.js';
 import type { AppState } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { MARKETPLACE_ALIASES } from '../validation/fields.js';
 import { optionalAuth, requireAuth } from '../middleware/auth.js';
 import { createKeys, revokeKey } from '../services/api-keys.js';
+import { marketplaceStatuses } from '../services/status.js';
 import { usage } from '../services/usage.js';
 import { userData } from '../services/user-data.js';
 
-/** Aliases accepted for marketplace codes (api-spec.md "Marketplaces"); resolved by core/marketplaces. */
-const MARKETPLACE_ALIASES = ['us', 'usa', 'gb'];
 
 /** A one-task, free envelope listing `result` for `fn`. */
 function listing(fn: string, result: unknown[], startedAt: number): Envelope {
@@ -61,6 +62,9 @@ export function appendixRoutes(deps: { prisma: PrismaClient }, rateLimits?: Acco
   });
   router.get('/marketplaces', maybeAuth, async (ctx) => {
     ctx.body = listing('marketplaces', marketplaceRows(), ctx.state.startedAt);
+  });
+  router.get('/status', maybeAuth, async (ctx) => {
+    ctx.body = listing('status', await marketplaceStatuses(deps.prisma), ctx.state.startedAt);
   });
   router.get('/errors', maybeAuth, async (ctx) => {
     ctx.body = listing('errors', statusCodeRows(), ctx.state.startedAt);

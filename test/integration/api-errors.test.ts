@@ -14,7 +14,7 @@ import { createAccount } from '../../api/admin/accounts.js';
 import type { TaskLauncher } from '../../api/services/task-launcher.js';
 import { loadConfig } from '../../core/config.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
-import { applyMigrations } from '../../core/db/migrator.js';
+import { MIGRATIONS_DIR, applyMigrations } from '../../core/db/migrator.js';
 import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
 import { createLogger } from '../../core/logger.js';
 import { storeObservation } from '../../core/observations.js';
@@ -83,7 +83,7 @@ describe('system endpoints', () => {
     expect(res.body).toEqual({ status: 'ready', database: true, pending_migrations: [] });
   });
 
-  it('GET /ready answers 503 listing pending migrations on an unmigrated database', async () => {
+  it('GET /ready answers 503 listing every migration folder, in order, on an unmigrated database; 200 once migrated', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-unmigrated-'));
     const db = await startEmbeddedPostgres(dir);
     const bare = createPrisma(db.url, 1);
@@ -94,7 +94,13 @@ describe('system endpoints', () => {
       expect(res.status).toBe(503);
       expect(res.body.status).toBe('not_ready');
       expect(res.body.database).toBe(true);
-      expect(res.body.pending_migrations).toContain('20261121000000_init');
+      const folders = fs.readdirSync(MIGRATIONS_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      expect(folders).toContain('20261121000000_init');
+      expect(res.body.pending_migrations).toEqual(folders);
+      await applyMigrations(db.url);
+      const after = await apiClient(url).get('/ready');
+      expect(after.status).toBe(200);
+      expect(after.body).toEqual({ status: 'ready', database: true, pending_migrations: [] });
     } finally {
       s.close();
       await bare.$disconnect();

@@ -286,10 +286,10 @@ describe('GET /v1/appendix/marketplaces and /v1/appendix/errors', () => {
   });
 
   it('a valid key sent to errors is metered (free)', async () => {
-    const { id, api } = await account('opt2');
+    const { api } = await account('opt2');
     expect((await api.get('/v1/appendix/errors')).status).toBe(200);
-    const rows = await prisma.usageCounter.findMany({ where: { accountId: id } });
-    expect(rows.map((r) => [r.endpoint, r.requests, r.tasks, Number(r.cost)])).toEqual([['errors', 1, 1, 0]]);
+    const usage = (await api.get('/v1/appendix/usage')).body.tasks[0].result[0];
+    expect(usage.endpoints).toEqual([{ endpoint: 'errors', requests: 1, tasks: 1, cost: 0 }]);
   });
 
   it('a wrong method → 405 / 40000', async () => {

@@ -1,6 +1,7 @@
 /**
  * GET /metrics: Prometheus text with requests and latency by route and tasks by state.
- * (Source reads by marketplace and outcome are checked in the walk-through, where pages are read.)
+ * (Source reads by marketplace and outcome are counted where pages are read: the walk-through
+ * checks them here under one process, worker-metrics.test.ts on the worker's own listener.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';

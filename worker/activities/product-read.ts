@@ -6,9 +6,9 @@ import { Context, ApplicationFailure } from '@temporalio/activity';
 import type { Logger } from '../../core/logger.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
-import { sourceReads } from '../../core/metrics.js';
 import { storeObservation } from '../../core/observations.js';
 import type { Product } from '../../core/product.js';
+import { recordSourceRead, type SourceReadOutcome } from '../../core/source-reads.js';
 import type { SourcePage } from '../browser/browser-grid.js';
 import { BrowserGridError } from '../browser/errors.js';
 import { decodePage, parseProductPage, PARSER_VERSION } from '../parser/index.js';
@@ -38,6 +38,8 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  * Creates the `readProductPage` activity.
  * Throws a retryable ApplicationFailure (`SourceBlocked`) for robot checks, error pages and degraded
  * pages, and `SourceUnavailable` for transport failures; a 404 or not-found page is an observation.
+ * Every read is recorded (counter + `source_reads` row, core/source-reads.ts) with its outcome and
+ * fetch time; a failure to record never fails the read.
  */
 export function createProductReadActivities({ prisma, source, logger }: ProductReadDeps) {
   return {
@@ -48,18 +50,23 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       const asin = input.asin.toUpperCase();
       const ctx = Context.current();
       const heartbeat = setInterval(() => ctx.heartbeat(), 2_000);
+      const fetchStart = performance.now();
+      let fetchMs: number | undefined;
+      const record = (outcome: SourceReadOutcome) => recordSourceRead({ prisma, logger }, { marketplace: marketplace.code, outcome, durationMs: fetchMs });
       let page: SourcePage;
       try {
         page = await source.read({ marketplace, asin, signal: ctx.cancellationSignal });
       } catch (error) {
         if (ctx.cancellationSignal.aborted) throw error;
         const message = `source read failed: ${(error as Error).message}`;
-        sourceReads.inc({ marketplace: marketplace.code, outcome: 'unavailable' });
+        fetchMs = performance.now() - fetchStart;
+        await record('unavailable');
         if (error instanceof BrowserGridError && !error.retryable) throw ApplicationFailure.nonRetryable(message, SOURCE_UNAVAILABLE);
         throw ApplicationFailure.retryable(message, SOURCE_UNAVAILABLE);
       } finally {
         clearInterval(heartbeat);
       }
+      fetchMs = performance.now() - fetchStart;
       const observedAt = new Date().toISOString();
       const log = logger.child({ asin, marketplace: marketplace.code, httpStatus: page.httpStatus, loadMs: page.loadMs });
       const html = decodePage(page.bytes, page.contentType);
@@ -67,13 +74,13 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       if (page.httpStatus === 404 || parsed.kind === 'not_found') {
         const id = await storeObservation(prisma, notFoundProduct(marketplace, asin, observedAt), input.subscriptionId);
         log.info('product not found');
-        sourceReads.inc({ marketplace: marketplace.code, outcome: 'not_found' });
+        await record('not_found');
         return { observationId: id.toString(), status: 'not_found' };
       }
       if (parsed.kind !== 'product' || page.httpStatus >= 400) {
         const reason = parsed.kind === 'product' ? `HTTP ${page.httpStatus}` : `${parsed.kind}: ${parsed.reason}`;
         log.warn({ reason }, 'source read blocked');
-        sourceReads.inc({ marketplace: marketplace.code, outcome: 'blocked' });
+        await record('blocked');
         throw ApplicationFailure.retryable(`source blocked (${reason})`, SOURCE_BLOCKED);
       }
       const product: Product = {
@@ -82,7 +89,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       };
       const id = await storeObservation(prisma, product, input.subscriptionId);
       log.info({ status: product.status }, 'observation stored');
-      sourceReads.inc({ marketplace: marketplace.code, outcome: product.status });
+      await record(product.status);
       return { observationId: id.toString(), status: product.status };
     },
   };

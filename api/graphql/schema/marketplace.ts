@@ -1,14 +1,10 @@
 /**
  * Reference data, answerable without authentication (REST: optional auth; a key sent is checked,
  * metered and rate limited): the 12 marketplaces (GET /v1/appendix/marketplaces) and availability
- * per marketplace.
- *
- * `status`: GET /v1/appendix/status does not exist yet, so there is no shared availability rule
- * to call; until it does, every marketplace answers `status: unknown` and `available: null` (the
- * spec's value "when there is not enough recent data"). The type already has the spec's fields,
- * so the answer only gets better when that service lands.
+ * per marketplace (GET /v1/appendix/status): the same service, api/services/status.ts, answers both.
  */
 import { marketplaceRows } from '../../routes/appendix.routes.js';
+import { marketplaceStatuses } from '../../services/status.js';
 import { builder, IN_MEMORY_LIST, type RootFieldPolicy } from '../builder.js';
 
 type MarketplaceRow = ReturnType<typeof marketplaceRows>[number];
@@ -31,14 +27,22 @@ interface MarketplaceStatusShape {
   marketplace: MarketplaceRow;
   available: boolean | null;
   status: (typeof MarketplaceAvailability)['$inferType'];
+  successRate24h: number | null;
+  sourceReads24h: number;
+  medianCompletionMinutes24h: number | null;
+  queuedJobs: number;
 }
 
 const MarketplaceStatusRef = builder.objectRef<MarketplaceStatusShape>('MarketplaceStatus').implement({
-  description: 'Availability of one marketplace (GET /v1/appendix/status). Until that endpoint exists: `unknown` / null.',
+  description: 'Availability of one marketplace over the last 24 hours (GET /v1/appendix/status).',
   fields: (t) => ({
     marketplace: t.field({ type: MarketplaceRef, resolve: (s) => s.marketplace }),
     available: t.exposeBoolean('available', { nullable: true, description: 'Null when there is not enough recent data.' }),
     status: t.field({ type: MarketplaceAvailability, resolve: (s) => s.status }),
+    successRate24h: t.exposeFloat('successRate24h', { nullable: true, description: 'Share (0..1) of successful source reads in the last 24 hours; null without reads.' }),
+    sourceReads24h: t.exposeInt('sourceReads24h', { description: 'Source reads in the last 24 hours.' }),
+    medianCompletionMinutes24h: t.exposeFloat('medianCompletionMinutes24h', { nullable: true, description: 'Median minutes from task_post to completion over the last 24 hours; null when none completed.' }),
+    queuedJobs: t.exposeInt('queuedJobs', { description: 'Tasks queued or running now.' }),
   }),
 });
 
@@ -52,9 +56,20 @@ builder.queryFields((t) => ({
   }),
   status: t.field({
     type: [MarketplaceStatusRef],
-    description: 'Availability per marketplace; `unknown` / `available: null` until GET /v1/appendix/status exists.',
+    description: 'Availability per marketplace over the last 24 hours, in marketplace order (GET /v1/appendix/status).',
     complexity: IN_MEMORY_LIST,
     extensions: { public: true } satisfies RootFieldPolicy,
-    resolve: () => marketplaceRows().map((marketplace) => ({ marketplace, available: null, status: 'unknown' as const })),
+    resolve: async (_root, _args, ctx) => {
+      const rows = new Map(marketplaceRows().map((m) => [m.code, m]));
+      return (await marketplaceStatuses(ctx.prisma)).map((s) => ({
+        marketplace: rows.get(s.marketplace)!,
+        available: s.available,
+        status: s.status,
+        successRate24h: s.success_rate_24h,
+        sourceReads24h: s.source_reads_24h,
+        medianCompletionMinutes24h: s.median_completion_minutes_24h,
+        queuedJobs: s.queued_jobs,
+      }));
+    },
   }),
 }));
