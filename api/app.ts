@@ -16,6 +16,7 @@ import { metering } from './middleware/metering.js';
 import { appendixRoutes } from './routes/appendix.routes.js';
 import { graphqlRoutes } from './routes/graphql.routes.js';
 import { monitoringRoutes } from './routes/monitoring.routes.js';
+import { openapiRoutes } from './routes/openapi.routes.js';
 import { productRoutes } from './routes/product.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
@@ -41,7 +42,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(metering(deps));
   app.use(jsonBody());
   const rateLimits = new AccountRateLimits(deps.prisma);
-  for (const router of [systemRoutes(deps.prisma), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits)]) {
+  for (const router of [systemRoutes(deps.prisma), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }

@@ -3,11 +3,13 @@
  * "Limits": access request fields, 5 requests per hour per IP address).
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { AppError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { readRequestFields } from '../validation/read-fields.js';
+import { accessRequest } from '../validation/requests.js';
 
 /** Access requests accepted per IP address within `ACCESS_REQUEST_WINDOW_MS`. */
 export const ACCESS_REQUESTS_PER_WINDOW = 5;
@@ -16,21 +18,8 @@ export const ACCESS_REQUEST_WINDOW_MS = 3_600_000;
 /** How long a credentials link can be read after approval: 7 days, in ms. */
 export const CREDENTIALS_TTL_MS = 7 * 86_400_000;
 
-/** A string of at most `max` characters (code points, as PostgreSQL counts them), without NUL. */
-const text = (max: number) => z.string().refine((s) => [...s].length <= max && !s.includes('\u0000'));
-const optionalText = (max: number) => text(max).nullable().optional();
-
-/** The access request body (api-spec.md "Access request body"); keys in the order errors are reported. */
-const accessRequestSchema = z.object({
-  email: z.string().pipe(text(254)).pipe(z.email()),
-  name: optionalText(200),
-  company: optionalText(200),
-  use_case: optionalText(2000),
-  website: optionalText(500),
-});
-
 /** A validated access request. `website` non-empty marks spam (the hidden form field). */
-export type AccessRequestInput = z.output<typeof accessRequestSchema>;
+export type AccessRequestInput = z.output<typeof accessRequest>;
 
 /**
  * Validates the body: a JSON object, or an array holding exactly one object.
@@ -45,9 +34,8 @@ export function parseAccessRequest(body: unknown): { input: AccessRequestInput; 
   if (element === null || typeof element !== 'object' || Array.isArray(element)) {
     throw new AppError('BAD_REQUEST', { message: 'Bad Request. The body must be one access request object.' });
   }
-  const parsed = accessRequestSchema.safeParse(element);
-  if (!parsed.success) throw AppError.invalidField(String(parsed.error.issues[0]?.path[0] ?? 'email'));
-  return { input: parsed.data, received: element as Record<string, unknown> };
+  const received = element as Record<string, unknown>;
+  return { input: readRequestFields(accessRequest, received), received };
 }
 
 /**

@@ -4,20 +4,20 @@
  * Both run under a row lock on the account, so concurrent requests can neither exceed 20 active
  * keys nor revoke the last one.
  */
-import { z } from 'zod';
 import { apiKeyRecord, generateApiKey } from '../../core/api-keys.js';
 import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import { AppError, TaskError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
-import { failRequestIfNoneValid, readOptional, taskArray } from '../validation/task-body.js';
+import { readRequestFields, readTaskFields } from '../validation/read-fields.js';
+import { keyCreateTask, keyIdParams } from '../validation/requests.js';
+import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';
 
 /** Active API keys per account (api-spec.md "Limits"). */
 export const MAX_ACTIVE_KEYS = 20;
 
 const PATH = ['v1', 'appendix', 'keys'];
-const labelSchema = z.string().max(100).nullable();
 /** Generous waits: the embedded database is a single connection shared by concurrent requests. */
 const TX_OPTIONS = { maxWait: 30_000, timeout: 30_000 };
 
@@ -56,7 +56,7 @@ export async function createKeys(prisma: PrismaClient, account: AuthAccount, bod
     const id = newTaskId();
     const data = { ...element, api: 'appendix', function: 'keys' };
     try {
-      const label = readOptional(element, 'label', labelSchema, null);
+      const { label } = readTaskFields(keyCreateTask, element);
       const key = generateApiKey();
       const row = await prisma.$transaction(async (tx) => {
         await lockAccount(tx, account.id);
@@ -79,8 +79,7 @@ export async function createKeys(prisma: PrismaClient, account: AuthAccount, bod
 
 /** Reads the `key_id` path parameter: an integer from 1 to 2^31-1, else request-level 40501. */
 export function parseKeyId(raw: string | undefined): number {
-  if (!raw || !/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw AppError.invalidField('key_id');
-  return Number(raw);
+  return readRequestFields(keyIdParams, { key_id: raw }).key_id;
 }
 
 /**

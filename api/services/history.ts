@@ -9,7 +9,9 @@ import { toProduct } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, type Envelope } from '../envelope.js';
-import { fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import { readTaskFields } from '../validation/read-fields.js';
+import { historyTask } from '../validation/requests.js';
+import { taskArray } from '../validation/task-body.js';
 import type { ProductTaskDeps } from './product-tasks.js';
 
 const DAY_MS = 86_400_000;
@@ -19,12 +21,7 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
   const cost = planOf(account.plan).rates.history;
   const path = ['v1', 'retail', 'product', 'history'];
   const tasks = await runChargedTasks(elements, { fn: 'history', path, startedAt }, async (element, { id, payable, paid }) => {
-    const asin = readAsin(element);
-    const marketplace = readMarketplace(element).code;
-    const dateFrom = readOptional(element, 'date_from', fields.day, null);
-    const dateTo = readOptional(element, 'date_to', fields.day, null);
-    const limit = readOptional(element, 'limit', fields.historyLimit, 100);
-    const offset = readOptional(element, 'offset', fields.historyOffset, 0);
+    const { asin, marketplace: { code: marketplace }, date_from: dateFrom, date_to: dateTo, limit, offset } = readTaskFields(historyTask, element);
     if (dateFrom && dateTo && dateFrom > dateTo) throw TaskError.invalidField('date_from');
     payable();
     const balance = await deps.prisma.$transaction((tx) => tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'history' }));

@@ -4,10 +4,9 @@
  * the monitors (core/subscriptions.ts). The rules live in core/subscriptions.ts; this module
  * validates, calls them, starts or stops the monitors and builds the envelopes.
  */
-import { z } from 'zod';
 import type { Config } from '../../core/config.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { AppError, TaskError } from '../../core/errors.js';
+import { TaskError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { toProduct } from '../../core/observations.js';
@@ -16,7 +15,6 @@ import {
   addSubscriptions,
   deleteSubscription,
   findSubscription,
-  FREQUENCIES,
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
   type Frequency,
   type SubscriptionRequest,
@@ -24,7 +22,9 @@ import {
 } from '../../core/subscriptions.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
-import { failRequestIfNoneValid, fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import { readField, readRequestFields, readTaskFields } from '../validation/read-fields.js';
+import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../validation/requests.js';
+import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';
 import type { MonitorLauncher } from './monitor-launcher.js';
 
 export interface MonitoringDeps {
@@ -64,25 +64,10 @@ export function toSubscription(row: SubscriptionRow, latest?: Product | null): S
   };
 }
 
-/** Something shaped like an e-mail address anywhere in the text (`name@domain.tld`). */
-const EMAIL_LIKE = /[^\s@]+@[^\s@]+\.[^\s@]+/;
-
-const schemas = {
-  frequency: z.enum(FREQUENCIES),
-  /** Opaque id of the caller's end user: no personal data, so e-mail addresses are refused. */
-  externalUserId: z.string().max(255).refine((s) => !EMAIL_LIKE.test(s)).nullable(),
-  id: z.number().int().min(1).max(2_147_483_647),
-};
-
 /** Reads one monitoring/add element. @throws TaskError 40501 / 40502 / 40503. */
 function readAddElement(element: Record<string, unknown>): SubscriptionRequest {
-  const asin = readAsin(element);
-  const marketplace = readMarketplace(element).code;
-  const frequency = schemas.frequency.safeParse(element.frequency);
-  if (!frequency.success) throw TaskError.invalidField('frequency');
-  const tag = readOptional<string | null | undefined>(element, 'tag', fields.tag, undefined);
-  const externalUserId = readOptional<string | null | undefined>(element, 'external_user_id', schemas.externalUserId, undefined);
-  return { asin, marketplace, frequency: frequency.data, tag, externalUserId };
+  const task = readTaskFields(monitoringAddTask, element);
+  return { asin: task.asin, marketplace: task.marketplace.code, frequency: task.frequency, tag: task.tag, externalUserId: task.external_user_id };
 }
 
 /**
@@ -153,14 +138,16 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
  * @throws TaskError 40501 / 40502 / 40503.
  */
 function readDeleteElement(element: Record<string, unknown>): { id?: number; asin?: string; marketplace?: string } {
-  const hasId = element.id !== undefined && element.id !== null;
-  const id = hasId ? schemas.id.safeParse(element.id) : undefined;
-  if (id && !id.success) throw TaskError.invalidField('id');
-  const present = (field: string) => element[field] !== undefined && element[field] !== null;
-  if (!hasId && !present('asin') && !present('marketplace')) throw TaskError.invalidField('id');
-  const asin = hasId && !present('asin') ? undefined : readAsin(element);
-  const marketplace = hasId && !present('marketplace') ? undefined : readMarketplace(element).code;
-  return { id: id?.data, asin, marketplace };
+  const present = (field: 'id' | 'asin' | 'marketplace') => element[field] !== undefined && element[field] !== null;
+  const id = present('id') ? (readField(monitoringDeleteTask, 'id', element) ?? undefined) : undefined;
+  if (id === undefined && !present('asin') && !present('marketplace')) throw TaskError.invalidField('id');
+  // Without `id`, asin and marketplace are both required: a missing one fails naming it.
+  const required = id === undefined;
+  if (required && !present('asin')) throw TaskError.invalidField('asin');
+  const asin = present('asin') ? (readField(monitoringDeleteTask, 'asin', element) ?? undefined) : undefined;
+  if (required && !present('marketplace')) throw TaskError.invalidField('marketplace');
+  const marketplace = present('marketplace') ? readField(monitoringDeleteTask, 'marketplace', element)?.code : undefined;
+  return { id, asin, marketplace };
 }
 
 /**
@@ -214,16 +201,6 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
   return envelope(startedAt, tasks);
 }
 
-/** Reads an optional integer query parameter; anything else than one decimal integer in range → 400 / 40501. */
-function queryInt(query: Record<string, unknown>, name: string, min: number, max: number, fallback: number): number {
-  const raw = query[name];
-  if (raw === undefined) return fallback;
-  if (typeof raw !== 'string' || !/^\d{1,10}$/.test(raw)) throw AppError.invalidField(name);
-  const value = Number(raw);
-  if (value < min || value > max) throw AppError.invalidField(name);
-  return value;
-}
-
 /**
  * GET monitoring/list: the account's subscriptions (active and paused), oldest first, each with
  * its latest delivered observation (null before the first). Query `limit` 1..1000 (default 100),
@@ -231,10 +208,7 @@ function queryInt(query: Record<string, unknown>, name: string, min: number, max
  * Two queries whatever the page size: the page, then its latest observations.
  */
 export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, account: AuthAccount, query: Record<string, unknown>, startedAt: number): Promise<Envelope> {
-  const limit = queryInt(query, 'limit', 1, 1000, 100);
-  const offset = queryInt(query, 'offset', 0, 2_147_483_647, 0);
-  const tag = query.tag;
-  if (tag !== undefined && (typeof tag !== 'string' || tag.length > 255)) throw AppError.invalidField('tag');
+  const { limit, offset, tag } = readRequestFields(monitoringListQuery, query);
   const rows = await deps.prisma.subscription.findMany({
     where: { accountId: account.id, ...(tag === undefined ? {} : { tag }) },
     orderBy: { id: 'asc' },

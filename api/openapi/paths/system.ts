@@ -1,0 +1,44 @@
+/**
+ * /openapi.json operations of the system endpoints (api-spec.md "System and public") and the
+ * Prometheus metrics.
+ */
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { jsonOk, operation } from '../operations.js';
+import { health, readiness } from '../resources.js';
+
+const tags = ['system'];
+
+/** /health, /ready and /metrics. */
+export const systemPaths: ZodOpenApiPathsObject = {
+  '/health': {
+    get: operation({
+      operationId: 'health',
+      tags,
+      summary: 'Liveness and queue visibility',
+      auth: 'none',
+      ok: jsonOk('The service is up.', health),
+    }),
+  },
+  '/ready': {
+    get: operation({
+      operationId: 'ready',
+      tags,
+      summary: 'Readiness',
+      description: 'Ready when the database answers and every migration is applied.',
+      auth: 'none',
+      ok: jsonOk('Ready.', readiness),
+      responses: { 503: jsonOk('Not ready: the database did not answer or migrations are pending.', readiness) },
+    }),
+  },
+  '/metrics': {
+    get: operation({
+      operationId: 'metrics',
+      tags,
+      summary: 'Prometheus metrics',
+      description: 'Requests and latency by route, tasks by state, source reads by marketplace and outcome, webhook attempts, monitoring deliveries.',
+      auth: 'none',
+      ok: { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: z.string() } } },
+    }),
+  },
+};

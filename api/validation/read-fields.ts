@@ -1,0 +1,71 @@
+/**
+ * Reads one object (a body element, a query string, path parameters) with an object schema of
+ * api/validation/requests.ts, field by field in the schema's key order, and maps the first field
+ * that fails to its spec code (api-spec.md "Errors"): 40502 / 40503 when the field's value has the
+ * right type but is refused (fields.ts `valueCodes`: marketplace, ASIN), else 40501 naming it.
+ * Element errors fail one task (`TaskError`); query and path errors fail the request (`AppError`).
+ */
+import type { z } from 'zod';
+import { AppError, TaskError } from '../../core/errors.js';
+import { valueCodes } from './fields.js';
+
+/** Extra checks run right after a field parses (rules that need configuration, e.g. WEBHOOK_ALLOWLIST); false → 40501 naming it. */
+export type FieldChecks<S extends z.ZodObject> = { [K in keyof z.output<S>]?: (value: z.output<S>[K]) => boolean };
+
+/** Wrappers that keep their inner field's rule (the code registered for it). */
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault']);
+
+/** The code registered for `schema` or the field it wraps (`asin.nullish()` → 40503). */
+function valueCodeOf(schema: z.ZodType): 40502 | 40503 | undefined {
+  let current: z.ZodType | undefined = schema;
+  while (current) {
+    const code = valueCodes.get(current)?.code;
+    if (code) return code;
+    const def = current._zod.def as { type: string; innerType?: z.ZodType };
+    current = WRAPPERS.has(def.type) ? def.innerType : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Parses `input[field]` (an absent key is `undefined`) with the schema's field.
+ * @throws TaskError 40501 naming the field (wrong type, format, bounds), 40502 / 40503 (see above).
+ */
+export function readField<S extends z.ZodObject, K extends keyof z.output<S> & string>(schema: S, field: K, input: Record<string, unknown>): z.output<S>[K] {
+  const fieldSchema = schema.shape[field] as z.ZodType | undefined;
+  if (!fieldSchema) throw new Error(`the schema has no field ${field}`);
+  const parsed = fieldSchema.safeParse(Object.hasOwn(input, field) ? input[field] : undefined);
+  if (parsed.success) return parsed.data as z.output<S>[K];
+  const code = parsed.error.issues[0]?.code === 'invalid_type' ? undefined : valueCodeOf(fieldSchema);
+  throw code ? new TaskError(code) : TaskError.invalidField(field);
+}
+
+/**
+ * Reads every field of `schema` from a body element, in the schema's key order; keys the schema
+ * does not name are ignored (they are still echoed in the task's `data`).
+ * @returns the parsed element (defaults applied, absent optional fields left out).
+ * @throws TaskError for the first field that fails (40501 / 40502 / 40503) or whose `checks` entry returns false (40501).
+ */
+export function readTaskFields<S extends z.ZodObject>(schema: S, element: Record<string, unknown>, checks: FieldChecks<S> = {}): z.output<S> {
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(schema.shape) as (keyof z.output<S> & string)[]) {
+    const value = readField(schema, field, element);
+    const check = checks[field];
+    if (check && !check(value)) throw TaskError.invalidField(field);
+    if (value !== undefined) out[field] = value;
+  }
+  return out as z.output<S>;
+}
+
+/**
+ * Like `readTaskFields` for a query string or path parameters, where a bad field fails the whole
+ * request. @throws AppError 40501 naming the field (HTTP 400).
+ */
+export function readRequestFields<S extends z.ZodObject>(schema: S, input: Record<string, unknown>): z.output<S> {
+  try {
+    return readTaskFields(schema, input);
+  } catch (error) {
+    if (error instanceof TaskError) throw AppError.fromTaskError(error);
+    throw error;
+  }
+}
