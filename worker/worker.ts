@@ -42,6 +42,9 @@ export function installTemporalLogging(logger: Logger): void {
   }
 }
 
+/** Time a read or delivery under way is given, beyond its own limit, to finish at shutdown, ms. */
+const READ_DRAIN_MARGIN_MS = 15_000;
+
 /**
  * Creates (does not run) the workers: one polling `config.TEMPORAL_TASK_QUEUE` for workflows and
  * bookkeeping activities, and one polling its page-read queue with one slot per browser page, so
@@ -59,6 +62,9 @@ export async function createWorker(options: { config: Config; address: string; d
     taskQueue: pageReadQueue(options.config.TEMPORAL_TASK_QUEUE),
     activities: { readProductPage: activities.readProductPage },
     maxConcurrentActivityTaskExecutions: pageSlots,
+    // Graceful shutdown drains: a read under way may finish (navigation limit + parse and store)
+    // before it is cancelled, so a SIGTERM does not cost a task one of its read attempts.
+    shutdownGraceTime: options.config.BROWSER_NAV_TIMEOUT + READ_DRAIN_MARGIN_MS,
   });
   const worker = await Worker.create({
     connection,
@@ -67,6 +73,8 @@ export async function createWorker(options: { config: Config; address: string; d
     workflowsPath: workflowsPath(),
     activities,
     maxConcurrentActivityTaskExecutions: 50,
+    // Bookkeeping and webhook deliveries in flight finish before the worker exits.
+    shutdownGraceTime: options.config.WEBHOOK_TIMEOUT + READ_DRAIN_MARGIN_MS,
     // Monitors idle on timers for hours: keep only recently active workflows in memory and replay
     // the others from history when their timer fires (bounded memory with 10,000+ monitors).
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,

@@ -21,6 +21,26 @@ export interface ProductTaskInput {
   webhooks?: WebhookPlan;
 }
 
+/**
+ * How urgent a product read is: `live` (a caller is waiting), `high` (task_post priority 2) or
+ * `normal` (task_post priority 1, monitoring). api-spec.md "task_post": priority 2 is processed
+ * before priority 1.
+ */
+export type ReadUrgency = 'live' | 'high' | 'normal';
+
+/**
+ * Temporal priority key of a read (1 = dispatched first; Temporal's default is 3). The key is set
+ * on the `productTask` workflow; its activities, the page read included, inherit it, so when the
+ * page-read queue has a backlog the matching service hands out live reads first, then priority 2
+ * tasks, then priority 1 tasks (Temporal "Task Queue Priority").
+ */
+export const PRIORITY_KEYS: Record<ReadUrgency, number> = { live: 1, high: 2, normal: 3 };
+
+/** The read urgency of a task_post task from its spec priority (1 or 2). */
+export function urgencyOfPriority(priority: number): ReadUrgency {
+  return priority === 2 ? 'high' : 'normal';
+}
+
 /** What the source-read activity returns: the stored observation's id and its status. */
 export interface ReadProductResult {
   /** Stored observation id, as a decimal string (bigint is not JSON). */

@@ -4,12 +4,15 @@
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Config } from '../../core/config.js';
-import { webhookWorkflowId, type ProductTaskInput, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../../workflows/messages.js';
+import { PRIORITY_KEYS, webhookWorkflowId, type ProductTaskInput, type ReadUrgency, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../../workflows/messages.js';
 
 /** What the API needs of Temporal; tests use the real implementation against a dev server. */
 export interface TaskLauncher {
-  /** Starts the task's workflow (workflowId = task id); it starts `webhookKinds` deliveries when it finishes. */
-  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & { webhookKinds?: WebhookKind[] }): Promise<void>;
+  /**
+   * Starts the task's workflow (workflowId = task id) with the Temporal priority of its `urgency`
+   * (default `normal`); it starts `webhookKinds` deliveries when it finishes.
+   */
+  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & { webhookKinds?: WebhookKind[]; urgency?: ReadUrgency }): Promise<void>;
   /** Starts the deliveries of a task that is already finished (workflowId `webhook:<taskId>:<kind>`). */
   startWebhooks(input: { taskId: string; kinds: WebhookKind[] }): Promise<void>;
   /** Waits up to `budgetMs` for the workflow to finish; false when the budget ran out. */
@@ -26,10 +29,11 @@ function webhookPlan(config: Config, kinds: WebhookKind[]): WebhookPlan {
 /** The Temporal implementation of `TaskLauncher`. */
 export function temporalTaskLauncher(client: Client, config: Config): TaskLauncher {
   return {
-    async start({ webhookKinds, ...input }) {
+    async start({ webhookKinds, urgency, ...input }) {
       await client.workflow.start('productTask', {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: input.taskId,
+        priority: { priorityKey: PRIORITY_KEYS[urgency ?? 'normal'] },
         args: [{
           ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000,
           ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds) } : {}),

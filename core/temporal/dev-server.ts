@@ -38,6 +38,15 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
   const port = options.port ?? (await getPort({ port: 7233 }));
   const uiPort = options.uiPort === false ? undefined : (options.uiPort ?? (await getPort({ port: 8233 })));
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
+  // One partition per task queue: Temporal enforces priority keys within a partition, so with one
+  // partition priority 2 reads are strictly dispatched before priority 1 ones (workflows/messages.ts
+  // PRIORITY_KEYS). One node serves every queue here, so partitions would buy nothing anyway.
+  // Server 1.29 dispatches by priority only with the new matcher, which it does not enable by default.
+  args.push(
+    '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
+    '--dynamic-config-value', 'matching.useNewMatcher=true',
+  );
   if (options.dbFile) {
     fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
     // WAL with synchronous=NORMAL: one fsync per checkpoint instead of per commit. Committed
