@@ -137,6 +137,9 @@ export class BrowserSlot {
       args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`],
       defaultViewport: null,
       protocolTimeout: this.options.protocolTimeoutMs,
+      // CDP over the child's stdio pipe rather than a WebSocket: Chromium exits when the pipe
+      // closes, so it dies with this process even on SIGKILL or a crash (no 'exit' handler runs).
+      pipe: true,
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
