@@ -11,6 +11,7 @@ import { temporalTaskLauncher } from './services/task-launcher.js';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
+import { flushUsage } from '../core/usage.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
 
 /** A listening API: its base URL and an idempotent `stop()` that drains open requests. */
@@ -40,6 +41,8 @@ export async function startApiServer(options: { config: Config; prisma: PrismaCl
     stop() {
       stopping ??= (async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        // Usage counted in memory (core/usage.ts) is written before the database closes.
+        await flushUsage(options.prisma).catch((err: unknown) => options.logger.error({ err }, 'could not write usage counters at shutdown'));
         await connection.close();
       })();
       return stopping;

@@ -13,7 +13,8 @@ export function usd(amount: number): string {
 }
 
 /**
- * Charges `amount` USD if the balance covers it.
+ * Charges `amount` USD if the balance covers it, and records the ledger entry, in one statement
+ * (conditional balance UPDATE and ledger INSERT in one CTE; inside `tx` when given one).
  * @returns the balance after the charge, or `null` when the balance does not cover it (40200).
  */
 export async function tryCharge(
@@ -22,28 +23,24 @@ export async function tryCharge(
 ): Promise<number | null> {
   const amount = usd(entry.amount);
   const rows = await tx.$queryRaw<{ balance: string }[]>`
-    UPDATE accounts SET balance = balance - ${amount}::numeric
-    WHERE id = ${entry.accountId} AND balance >= ${amount}::numeric
-    RETURNING balance::text AS balance`;
+    WITH charged AS (
+      UPDATE accounts SET balance = balance - ${amount}::numeric
+      WHERE id = ${entry.accountId} AND balance >= ${amount}::numeric
+      RETURNING id, balance
+    ), entry AS (
+      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, subscription_id, note)
+      SELECT id, ${entry.kind ?? 'charge'}, -(${amount}::numeric), balance, ${entry.taskId ?? null}::uuid, ${entry.subscriptionId ?? null}::int, ${entry.note ?? null}
+      FROM charged
+    )
+    SELECT balance::text AS balance FROM charged`;
   const row = rows[0];
-  if (!row) return null;
-  await tx.ledgerEntry.create({
-    data: {
-      accountId: entry.accountId,
-      kind: entry.kind ?? 'charge',
-      amount: `-${amount}`,
-      balanceAfter: row.balance,
-      taskId: entry.taskId ?? null,
-      subscriptionId: entry.subscriptionId ?? null,
-      note: entry.note ?? null,
-    },
-  });
-  return Number(row.balance);
+  return row ? Number(row.balance) : null;
 }
 
 /**
- * Credits `amount` USD (a refund or a top-up) and records the ledger entry.
+ * Credits `amount` USD (a refund or a top-up) and records the ledger entry, in one statement.
  * @returns the balance after the credit.
+ * @throws Error when the account does not exist
  */
 export async function credit(
   tx: Tx,
@@ -51,12 +48,16 @@ export async function credit(
 ): Promise<number> {
   const amount = typeof entry.amount === 'string' ? entry.amount : usd(entry.amount);
   const rows = await tx.$queryRaw<{ balance: string }[]>`
-    UPDATE accounts SET balance = balance + ${amount}::numeric WHERE id = ${entry.accountId}
-    RETURNING balance::text AS balance`;
+    WITH credited AS (
+      UPDATE accounts SET balance = balance + ${amount}::numeric WHERE id = ${entry.accountId}
+      RETURNING id, balance
+    ), entry AS (
+      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note)
+      SELECT id, ${entry.kind}, ${amount}::numeric, balance, ${entry.taskId ?? null}::uuid, ${entry.note ?? null}
+      FROM credited
+    )
+    SELECT balance::text AS balance FROM credited`;
   const row = rows[0];
   if (!row) throw new Error(`account ${entry.accountId} not found`);
-  await tx.ledgerEntry.create({
-    data: { accountId: entry.accountId, kind: entry.kind, amount, balanceAfter: row.balance, taskId: entry.taskId ?? null, note: entry.note ?? null },
-  });
   return Number(row.balance);
 }

@@ -1,59 +1,84 @@
 /**
  * Authentication (api-spec.md "Authentication"): HTTP Basic `login:api_key` or Bearer `api_key`.
- * Keys are looked up by their SHA-256 hash. Failures are request-level 401: 40100 (missing,
- * malformed, mismatch), 40101 (revoked key), 40102 (disabled account).
+ * Keys are looked up by their SHA-256 hash, joined with their account in one statement and never
+ * cached (a revoked key stops working immediately); for REST requests the same statement counts
+ * the request and its task objects against the account's rate limits (core/rate-limits.ts). Failures are
+ * request-level 401: 40100 (missing, malformed, mismatch), 40101 (revoked key), 40102 (disabled
+ * account).
  */
 import type { Middleware } from 'koa';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { AppError } from '../../core/errors.js';
-import { hashApiKey } from '../../core/api-keys.js';
+import { findApiKeyAccount, findApiKeyAccountCounting, hashApiKey, type ApiKeyAccount } from '../../core/api-keys.js';
+import { sqlOf } from '../../core/db/sql.js';
 import type { AccountRateLimits } from '../../core/rate-limits.js';
 import { planOf } from '../../core/pricing.js';
 import type { AppState, AuthAccount } from '../context.js';
 
-/** Resolves the Authorization header to an account; `undefined` when there is no header. */
-export async function authenticate(prisma: PrismaClient, header: string | undefined): Promise<AuthAccount | undefined> {
-  if (!header) return undefined;
+/** The Authorization header's key and, for Basic, its login. */
+function credentials(header: string): { login: string | undefined; key: string } {
   const match = /^(Basic|Bearer) ([^\s]+)$/i.exec(header.trim());
   if (!match) throw new AppError('AUTH_FAILED');
-  let login: string | undefined;
-  let key: string;
-  if (match[1]!.toLowerCase() === 'basic') {
-    const decoded = Buffer.from(match[2]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon <= 0) throw new AppError('AUTH_FAILED');
-    login = decoded.slice(0, colon);
-    key = decoded.slice(colon + 1);
-  } else {
-    key = match[2]!;
-  }
-  const apiKey = await prisma.apiKey.findUnique({
-    where: { keyHash: hashApiKey(key) },
-    select: {
-      id: true,
-      revokedAt: true,
-      account: { select: { id: true, login: true, plan: true, disabled: true, requestsPerMinute: true, tasksPerMinute: true } },
-    },
-  });
-  if (!apiKey || (login !== undefined && apiKey.account.login !== login)) throw new AppError('AUTH_FAILED');
-  if (apiKey.revokedAt) throw new AppError('KEY_REVOKED');
-  if (apiKey.account.disabled) throw new AppError('ACCOUNT_DISABLED');
-  const plan = planOf(apiKey.account.plan);
+  if (match[1]!.toLowerCase() !== 'basic') return { login: undefined, key: match[2]! };
+  const decoded = Buffer.from(match[2]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new AppError('AUTH_FAILED');
+  return { login: decoded.slice(0, colon), key: decoded.slice(colon + 1) };
+}
+
+/** The authenticated account of a key found with its account, or the spec's 401. */
+function accountOf(found: ApiKeyAccount | null, login: string | undefined): AuthAccount {
+  if (!found || (login !== undefined && found.login !== login)) throw new AppError('AUTH_FAILED');
+  if (found.revoked) throw new AppError('KEY_REVOKED');
+  if (found.disabled) throw new AppError('ACCOUNT_DISABLED');
+  const plan = planOf(found.plan);
   return {
-    id: apiKey.account.id,
-    login: apiKey.account.login,
-    plan: apiKey.account.plan,
-    keyId: apiKey.id,
+    id: found.accountId,
+    login: found.login,
+    plan: found.plan,
+    keyId: found.keyId,
     limits: {
-      requestsPerMinute: apiKey.account.requestsPerMinute ?? plan.requestsPerMinute,
-      tasksPerMinute: apiKey.account.tasksPerMinute ?? plan.tasksPerMinute,
+      requestsPerMinute: found.requestsPerMinute ?? plan.requestsPerMinute,
+      tasksPerMinute: found.tasksPerMinute ?? plan.tasksPerMinute,
     },
   };
+}
+
+/**
+ * Resolves the Authorization header to an account (one statement); `undefined` when there is no
+ * header. Counts nothing (GraphQL rate limits each operation itself).
+ * @throws AppError 40100 (malformed header, unknown key, login mismatch), 40101, 40102 (HTTP 401)
+ */
+export async function authenticate(prisma: PrismaClient, header: string | undefined): Promise<AuthAccount | undefined> {
+  if (!header) return undefined;
+  const { login, key } = credentials(header);
+  return accountOf(await findApiKeyAccount(sqlOf(prisma), hashApiKey(key)), login);
+}
+
+/**
+ * Authenticates and counts the request and its `tasks` against the account's limits
+ * (api-spec.md "Limits") in the same statement.
+ * @throws AppError 401 as `authenticate`; 40202 (HTTP 429, Retry-After) over a limit.
+ */
+async function authenticateCounted(prisma: PrismaClient, header: string, rateLimits: AccountRateLimits, tasks: number): Promise<AuthAccount> {
+  const { login, key } = credentials(header);
+  const found = await findApiKeyAccountCounting(sqlOf(prisma), hashApiKey(key), login, tasks);
+  const account = accountOf(found, login);
+  // `counted` is set whenever the key authenticates (the statement applies the same checks).
+  if (found?.counted) await rateLimits.settle(account.id, account.limits, found.counted, tasks);
+  else await rateLimits.consume(account.id, account.limits, tasks);
+  return account;
 }
 
 /** Task objects a request carries: the elements of a POST array body, none for other requests. */
 function taskCount(body: unknown): number {
   return Array.isArray(body) ? Math.min(body.length, 100) : 0;
+}
+
+/** The account of the request's Authorization header, counted against its limits when `rateLimits` is given. */
+async function resolve(prisma: PrismaClient, header: string | undefined, rateLimits: AccountRateLimits | undefined, body: unknown): Promise<AuthAccount | undefined> {
+  if (!header || !rateLimits) return authenticate(prisma, header);
+  return authenticateCounted(prisma, header, rateLimits, taskCount(body));
 }
 
 /**
@@ -62,10 +87,9 @@ function taskCount(body: unknown): number {
  */
 export function requireAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits): Middleware<AppState> {
   return async (ctx, next) => {
-    const account = await authenticate(prisma, ctx.get('authorization') || undefined);
+    const account = await resolve(prisma, ctx.get('authorization') || undefined, rateLimits, ctx.request.json);
     if (!account) throw new AppError('AUTH_FAILED');
     ctx.state.account = account;
-    await rateLimits?.consume(account.id, account.limits, taskCount(ctx.request.json));
     await next();
   };
 }
@@ -73,8 +97,7 @@ export function requireAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits
 /** Optional authentication: a key, when sent, must be valid, and the call is metered and rate limited. */
 export function optionalAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits): Middleware<AppState> {
   return async (ctx, next) => {
-    ctx.state.account = await authenticate(prisma, ctx.get('authorization') || undefined);
-    if (ctx.state.account) await rateLimits?.consume(ctx.state.account.id, ctx.state.account.limits, taskCount(ctx.request.json));
+    ctx.state.account = await resolve(prisma, ctx.get('authorization') || undefined, rateLimits, ctx.request.json);
     await next();
   };
 }

@@ -5,6 +5,8 @@
  * counter of (account, UTC day, endpoint). Requests refused with 401 never authenticated, so they
  * are not metered. A request-level error after authentication (404, 400, ...) counts as one
  * request with no tasks and no cost: that is the envelope the error middleware then sends.
+ * The counts go to the process's in-memory usage meter (core/usage.ts), which writes them within a
+ * second: metering costs no database statement on the request path.
  */
 import type { Middleware } from 'koa';
 import type { PrismaClient } from '../../core/db/prisma.js';
@@ -18,9 +20,16 @@ import type { AppState } from '../context.js';
  */
 export function endpointName(routePath: unknown, requestPath: string): string {
   const source = typeof routePath === 'string' ? routePath : requestPath;
+  const known = typeof routePath === 'string' ? routeEndpoints.get(routePath) : undefined;
+  if (known) return known;
   const segments = source.split('/').filter((s) => s && !s.startsWith(':') && !/[(*]/.test(s));
-  return (segments.at(-1) ?? 'unknown').slice(0, 64);
+  const name = (segments.at(-1) ?? 'unknown').slice(0, 64);
+  if (typeof routePath === 'string') routeEndpoints.set(routePath, name);
+  return name;
 }
+
+/** Endpoint names of the matched route patterns seen so far (a few dozen at most). */
+const routeEndpoints = new Map<string, string>();
 
 function isEnvelope(body: unknown): body is { tasks_count: number; cost: number } {
   const b = body as { tasks_count?: unknown; cost?: unknown } | null;
@@ -29,26 +38,22 @@ function isEnvelope(body: unknown): body is { tasks_count: number; cost: number 
 
 /**
  * Koa middleware placed right after the error-envelope middleware so it wraps every router.
- * A failure to write the counter is logged and never changes the response.
+ * A failure to write the counters is logged (with `deps.logger`) and never changes a response.
  */
 export function metering(deps: { prisma: PrismaClient; logger: Logger }): Middleware<AppState> {
   return async (ctx, next) => {
-    const record = async (tasks: number, cost: number) => {
+    const record = (tasks: number, cost: number) => {
       const account = ctx.state.account;
       if (!account) return;
       const endpoint = endpointName((ctx as { _matchedRoute?: unknown })._matchedRoute, ctx.path);
-      try {
-        await recordUsage(deps.prisma, { accountId: account.id, endpoint, tasks, cost });
-      } catch (error) {
-        deps.logger.error({ err: error, requestId: ctx.state.requestId, endpoint }, 'could not record usage');
-      }
+      void recordUsage(deps.prisma, { accountId: account.id, endpoint, tasks, cost }, deps.logger);
     };
     try {
       await next();
     } catch (error) {
-      await record(0, 0);
+      record(0, 0);
       throw error;
     }
-    if (isEnvelope(ctx.body)) await record(ctx.body.tasks_count, ctx.body.cost);
+    if (isEnvelope(ctx.body)) record(ctx.body.tasks_count, ctx.body.cost);
   };
 }

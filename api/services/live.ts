@@ -2,19 +2,26 @@
  * POST live (api-spec.md "Product endpoints"): one product read within the request.
  * A stored observation at most `max_age_minutes` old is returned at once; otherwise the page is
  * read through a `productTask` workflow within LIVE_BUDGET (60 s); when the budget runs out the
- * task answers 50301 and is refunded.
+ * task answers 50301 and is refunded. A cache hit is one statement after authentication and rate
+ * limiting (core/tasks.ts `createChargedTask`).
  */
 import { AppError, TaskError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
-import { tryCharge } from '../../core/ledger.js';
-import { findFreshObservation, toProduct } from '../../core/observations.js';
+import { toProduct } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
-import { completeTaskFromObservation, failTask } from '../../core/tasks.js';
+import { collectTaskOutcome, createChargedTask, failTask, type TaskOutcome } from '../../core/tasks.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
-import { fields, readAsin, readMarketplace, readOptional, taskArray } from '../validation/task-body.js';
+import { readTaskFields } from '../validation/read-fields.js';
+import { liveTask } from '../validation/requests.js';
+import { taskArray } from '../validation/task-body.js';
 import { RETENTION_MS, type ProductTaskDeps } from './product-tasks.js';
 
+/**
+ * Answers POST live: one task, charged the plan's `live` rate (USD), completed from a stored
+ * observation or a page read within LIVE_BUDGET; 40402 / 50301 are refunded.
+ * @throws AppError 40600 (plan without live), 40000 / 405xx (HTTP 400, body), 40200 (HTTP 402)
+ */
 export async function live(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
   const [element] = taskArray(body, { exactlyOne: true });
   if (!planOf(account.plan).features.live) throw new AppError('FEATURE_NOT_AVAILABLE');
@@ -25,44 +32,45 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
   let marketplace: string;
   let maxAgeMinutes: number;
   try {
-    asin = readAsin(element!);
-    marketplace = readMarketplace(element!).code;
-    maxAgeMinutes = readOptional(element!, 'max_age_minutes', fields.maxAgeMinutes, 60);
+    const task = readTaskFields(liveTask, element!);
+    asin = task.asin;
+    marketplace = task.marketplace.code;
+    maxAgeMinutes = task.max_age_minutes;
   } catch (error) {
     // live carries exactly one task: when it is invalid, no task of the request is (HTTP 400).
     if (!(error instanceof TaskError)) throw error;
     throw AppError.fromTaskError(error);
   }
   const cost = planOf(account.plan).rates.live;
-  const charged = await deps.prisma.$transaction(async (tx) => {
-    const balance = await tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'live' });
-    if (balance === null) return false;
-    await tx.task.create({
-      data: { id, accountId: account.id, endpoint: 'live', asin, marketplace, data, cost: cost.toFixed(6), expiresAt: new Date(Date.now() + RETENTION_MS) },
-    });
-    return true;
+  // Cache hit: one statement charges, stores the task and completes it from the fresh observation.
+  const reuse = maxAgeMinutes > 0 ? { since: new Date(Date.now() - maxAgeMinutes * 60_000), markReused: false, collect: true } : undefined;
+  const created = await createChargedTask(deps.prisma, {
+    id, accountId: account.id, endpoint: 'live', asin, marketplace, data, cost, expiresAt: new Date(Date.now() + RETENTION_MS), note: 'live', reuse,
   });
-  if (!charged) throw new AppError('PAYMENT_REQUIRED');
+  if (!created) throw new AppError('PAYMENT_REQUIRED');
 
-  const fresh = maxAgeMinutes > 0 ? await findFreshObservation(deps.prisma, asin, marketplace, maxAgeMinutes * 60_000) : null;
-  if (fresh) {
-    await completeTaskFromObservation(deps.prisma, id, fresh.id);
-  } else {
-    const budgetMs = deps.config.LIVE_BUDGET;
-    try {
-      await deps.launcher.start({ taskId: id, asin, marketplace, budgetMs });
-      const finished = await deps.launcher.waitFor(id, budgetMs);
-      if (!finished) {
+  let task: TaskOutcome = created;
+  if (created.state !== 'completed') {
+    if (created.fresh) {
+      // The fresh observation says the product does not exist: 40402, refunded.
+      await failTask(deps.prisma, id, 40402, created.fresh.id);
+    } else {
+      const budgetMs = deps.config.LIVE_BUDGET;
+      try {
+        await deps.launcher.start({ taskId: id, asin, marketplace, budgetMs, urgency: 'live' });
+        const finished = await deps.launcher.waitFor(id, budgetMs);
+        if (!finished) {
+          await failTask(deps.prisma, id, 50301);
+          await deps.launcher.cancel(id);
+        }
+      } catch (error) {
+        deps.logger.error({ err: error, taskId: id }, 'live read failed');
         await failTask(deps.prisma, id, 50301);
-        await deps.launcher.cancel(id);
       }
-    } catch (error) {
-      deps.logger.error({ err: error, taskId: id }, 'live read failed');
-      await failTask(deps.prisma, id, 50301);
     }
+    task = await collectTaskOutcome(deps.prisma, id);
   }
-  const task = await deps.prisma.task.update({ where: { id }, data: { collectedAt: new Date() }, include: { observation: true } });
   const result = task.statusCode === 20000 && task.observation ? [toProduct(task.observation)] : null;
   const code = task.state === 'completed' || task.state === 'failed' ? task.statusCode : 50301;
-  return envelope(startedAt, [taskObject({ id, code, message: task.statusMessage, startedAt, cost: Number(task.cost), path, data, result })]);
+  return envelope(startedAt, [taskObject({ id, code, message: task.statusMessage, startedAt, cost: task.cost, path, data, result })]);
 }

@@ -4,6 +4,7 @@
 import { runChargedTasks } from './charged-tasks.js';
 import type { Config } from '../../core/config.js';
 import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
+import { sqlOf } from '../../core/db/sql.js';
 import { AppError, TaskError } from '../../core/errors.js';
 import { isUuid, newTaskId } from '../../core/ids.js';
 import { tryCharge } from '../../core/ledger.js';
@@ -11,11 +12,14 @@ import type { Logger } from '../../core/logger.js';
 import { findFreshObservation } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
 import { taskGetEnvelope, PRODUCT_API_PREFIX } from '../../core/task-envelope.js';
+import { collectTask, readyTasks } from '../../core/task-reads.js';
 import { completeTaskFromObservation, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
-import { fields, readAsin, readMarketplace, readOptional, readWebhookUrl, taskArray } from '../validation/task-body.js';
-import type { WebhookKind } from '../../workflows/messages.js';
+import { readTaskFields } from '../validation/read-fields.js';
+import { taskPostTask, webhookUrlChecks } from '../validation/requests.js';
+import { taskArray } from '../validation/task-body.js';
+import { urgencyOfPriority, type ReadUrgency, type WebhookKind } from '../../workflows/messages.js';
 import type { TaskLauncher } from './task-launcher.js';
 
 /** Result retention (api-spec.md "Limits"): 30 days. */
@@ -41,15 +45,10 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   const rates = plan.rates;
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
-  const toStart: { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[] }[] = [];
+  const toStart: StartRequest[] = [];
   const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[] }[] = [];
   const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt }, async (element, { id, data, payable, paid }) => {
-    const asin = readAsin(element);
-    const marketplace = readMarketplace(element);
-    const priority = readOptional(element, 'priority', fields.priority, 1);
-    const tag = readOptional(element, 'tag', fields.tag, null);
-    const postbackUrl = readWebhookUrl(element, 'postback_url', deps.config.WEBHOOK_ALLOWLIST);
-    const pingbackUrl = readWebhookUrl(element, 'pingback_url', deps.config.WEBHOOK_ALLOWLIST);
+    const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks(deps.config.WEBHOOK_ALLOWLIST));
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
     payable();
     const cost = priority === 2 ? rates.task_post_high : rates.task_post;
@@ -75,7 +74,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
       charged = Number(done.cost);
       if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
     } else {
-      toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds });
+      toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority) });
     }
     return { code: 20100, cost: charged };
   });
@@ -91,11 +90,14 @@ function webhookKindsOf(postbackUrl: string | null, pingbackUrl: string | null):
   return [...(postbackUrl ? ['postback' as const] : []), ...(pingbackUrl ? ['pingback' as const] : [])];
 }
 
+/** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2). */
+interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency }
+
 /**
  * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
  * webhooks are then started from here, as for any finished task).
  */
-async function startOrFail(deps: ProductTaskDeps, task: { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[] }): Promise<void> {
+async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<void> {
   try {
     await deps.launcher.start(task);
   } catch (error) {
@@ -118,22 +120,17 @@ async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kind
   }
 }
 
-/** GET tasks_ready: finished, uncollected task_post tasks, oldest first, at most 1,000. */
+/** GET tasks_ready: finished, uncollected task_post tasks, oldest first, at most 1,000 (one statement). */
 export async function tasksReady(deps: ProductTaskDeps, account: AuthAccount, startedAt: number): Promise<Envelope> {
-  const rows = await deps.prisma.task.findMany({
-    where: { accountId: account.id, endpoint: 'task_post', collectedAt: null, completedAt: { not: null }, expiresAt: { gt: new Date() } },
-    orderBy: [{ completedAt: 'asc' }, { id: 'asc' }],
-    take: 1000,
-    select: { id: true, asin: true, marketplace: true, tag: true, statusCode: true, createdAt: true, completedAt: true },
-  });
+  const rows = await readyTasks(sqlOf(deps.prisma), account.id, 1000);
   const result = rows.map((r) => ({
     id: r.id,
     asin: r.asin,
     marketplace: r.marketplace,
     tag: r.tag,
     status_code: r.statusCode,
-    date_posted: r.createdAt.toISOString(),
-    date_completed: r.completedAt!.toISOString(),
+    date_posted: r.datePosted,
+    date_completed: r.dateCompleted,
     endpoint: `/v1/retail/product/task_get/${r.id}`,
   }));
   const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: [...API_PREFIX, 'tasks_ready'], data: { api: 'retail', function: 'tasks_ready' }, result });
@@ -143,14 +140,11 @@ export async function tasksReady(deps: ProductTaskDeps, account: AuthAccount, st
 /**
  * GET task_get/{id}: the task's Product when finished (first call marks it collected);
  * 40401 while running; 40402 / 50301 when failed; unknown id → HTTP 404 / 40400.
+ * One statement reads the task with its observation and collects it (core/task-reads.ts).
  */
 export async function taskGet(deps: ProductTaskDeps, account: AuthAccount, id: string, startedAt: number): Promise<Envelope> {
   if (!isUuid(id)) throw new AppError('NOT_FOUND');
-  const task = await deps.prisma.task.findFirst({
-    where: { id: id.toLowerCase(), accountId: account.id, expiresAt: { gt: new Date() } },
-    include: { observation: true },
-  });
+  const task = await collectTask(sqlOf(deps.prisma), id.toLowerCase(), account.id);
   if (!task) throw new AppError('NOT_FOUND');
-  if (task.completedAt && !task.collectedAt) await deps.prisma.task.updateMany({ where: { id: task.id, collectedAt: null }, data: { collectedAt: new Date() } });
   return taskGetEnvelope(task, startedAt);
 }

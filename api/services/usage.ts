@@ -11,20 +11,13 @@ import { newTaskId } from '../../core/ids.js';
 import { addDays, daysBetween, sumUsage, usageRows, utcDay, type UsageRow } from '../../core/usage.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
-import { fields } from '../validation/task-body.js';
+import { readRequestFields } from '../validation/read-fields.js';
+import { usageQuery } from '../validation/requests.js';
 
 /** Most days one usage request may span, both ends included. */
 export const MAX_USAGE_DAYS = 366;
 /** Days in the default range (date_from is 29 days before date_to). */
 const DEFAULT_DAYS = 30;
-
-/** Reads an optional `YYYY-MM-DD` query parameter; anything else → request-level 40501 naming it. */
-function readDay(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !fields.day.safeParse(value).success) throw AppError.invalidField(name);
-  return value;
-}
 
 /**
  * Resolves the range: date_to defaults to today (UTC), date_from to 29 days before date_to.
@@ -32,8 +25,9 @@ function readDay(query: Record<string, unknown>, name: string): string | undefin
  * date_to or the range exceeds 366 days.
  */
 export function usageRange(query: Record<string, unknown>, today = utcDay()): { from: string; to: string } {
-  const to = readDay(query, 'date_to') ?? today;
-  const from = readDay(query, 'date_from') ?? addDays(to, -(DEFAULT_DAYS - 1));
+  const days = readRequestFields(usageQuery, query);
+  const to = days.date_to ?? today;
+  const from = days.date_from ?? addDays(to, -(DEFAULT_DAYS - 1));
   const span = daysBetween(from, to);
   if (span < 0 || span + 1 > MAX_USAGE_DAYS) throw AppError.invalidField('date_from');
   return { from, to };

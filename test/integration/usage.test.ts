@@ -3,7 +3,7 @@
  * Usage, "Limits": usage range 366 days), over HTTP against buildApp on a real embedded
  * PostgreSQL (PGlite). Workflow starts go to a recording launcher.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { PLANS } from '../../core/pricing.js';
@@ -137,11 +137,20 @@ describe('GET /v1/appendix/usage', () => {
 });
 
 describe('metering', () => {
-  it('concurrent requests are all counted (atomic upsert)', async () => {
-    const { id, api } = await account('m1');
-    await Promise.all(Array.from({ length: 12 }, () => api.get('/v1/appendix/marketplaces')));
-    const row = await prisma.usageCounter.findFirstOrThrow({ where: { accountId: id, endpoint: 'marketplaces' } });
-    expect([row.requests, row.tasks, Number(row.cost)]).toEqual([12, 12, 0]);
+  it('concurrent requests to two API processes are all counted, and written without being read', async () => {
+    const { id, key, api } = await account('m1');
+    const other = await app.another();
+    try {
+      const otherApi = apiClient(other.url, { login: 'm1', key });
+      await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? otherApi : api).get('/v1/appendix/marketplaces')));
+      // Each process adds its own counts to the shared row within a second (no usage read asks for it).
+      await vi.waitFor(async () => {
+        const row = await prisma.usageCounter.findFirst({ where: { accountId: id, endpoint: 'marketplaces' } });
+        expect([row?.requests, row?.tasks, Number(row?.cost)]).toEqual([12, 12, 0]);
+      }, { timeout: 10_000, interval: 200 });
+    } finally {
+      await other.close();
+    }
   });
 
   it('user_data reports usage today and this month from the counters', async () => {
