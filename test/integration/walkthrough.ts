@@ -45,12 +45,12 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
     const balance = async () => Number((await stack.db.prisma.account.findUniqueOrThrow({ where: { login: 'walker' } })).balance);
 
     beforeAll(async () => {
-      replay = await startDelayedReplay(sharedPagesDir, { [SLOW_TASK_PATH]: 4_000, [SLOW_LIVE_PATH]: 8_000 });
+      replay = await startDelayedReplay(sharedPagesDir, { [SLOW_TASK_PATH]: 4_000, [SLOW_LIVE_PATH]: 30_000 });
       db = await database();
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-walk-'));
       const config = loadConfig({
         DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, DATABASE_URL: db.url,
-        LOG_LEVEL: 'error', LIVE_BUDGET: '4s', SOURCE_READ_ATTEMPTS: '3',
+        LOG_LEVEL: 'error', LIVE_BUDGET: '12s', SOURCE_READ_ATTEMPTS: '3',
       });
       stack = await startStack(config, createLogger('error'), { temporalUiPort: await getPort(), persistTemporal: false });
       // Step 1 of the README: the operator creates the account with the admin CLI.
@@ -168,7 +168,8 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
       const start = await balance();
       const t0 = Date.now();
       const res = await api.post('/v1/retail/product/live', [{ asin: 'B00004YS4O', marketplace: 'de', max_age_minutes: 0 }]);
-      expect(Date.now() - t0).toBeLessThan(7_000);
+      // Answered at the budget (12 s), long before the page (30 s); the budget leaves room for a loaded CI machine.
+      expect(Date.now() - t0).toBeLessThan(20_000);
       expect(res.body.tasks[0]).toMatchObject({ status_code: 50301, cost: 0, result: null });
       expect(res.body.cost).toBe(0);
       expect(await balance()).toBeCloseTo(start, 9);
