@@ -53,7 +53,8 @@ const generated = path.join(root, 'prisma', 'generated', 'client', 'client.ts');
 if (mtime(path.join(root, 'prisma', 'schema.prisma')) > mtime(generated)) {
   log('generating the Prisma client');
   run(path.join(root, 'node_modules', '.bin', 'prisma'), ['generate'], {
-    env: { ...env, PRISMA_SCHEMA_ENGINE_BINARY: env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    // The Pothos generator is a package bin: found on PATH under npm, and also when run as `node scripts/bootstrap.mjs`.
+    env: { ...env, PATH: [path.join(root, 'node_modules', '.bin'), env.PATH].filter(Boolean).join(path.delimiter), PRISMA_SCHEMA_ENGINE_BINARY: env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
   });
 }
 
