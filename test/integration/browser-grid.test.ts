@@ -84,6 +84,11 @@ class RecordingServer {
         <script src="/asset/app.js"></script>
         <p>text in font F</p>`);
     }
+    if (asin.startsWith('AWAY')) {
+      res.writeHead(302, { location: `${this.url.replace('127.0.0.1', 'localhost')}/dp/${asin}` });
+      res.end();
+      return;
+    }
     if (asin.startsWith('SLOW')) {
       this.inFlight += 1;
       this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
@@ -196,12 +201,19 @@ describe('BrowserGrid (local Chromium) with a recording server', () => {
     expect(de?.headers['user-agent']).not.toMatch(/Headless/);
   });
 
-  it('blocks images, media, fonts, stylesheets and other origins', async () => {
+  it('requests the document only: no script, image, media, font, stylesheet or other origin', async () => {
+    const before = recorder.requests.length;
     const page = await testGrid.read({ marketplace: mp('com'), asin: 'ASSETS0001' });
     expect(page.httpStatus).toBe(200);
-    const paths = recorder.paths();
-    expect(paths).toContain('/asset/app.js'); // same-origin scripts do load: the page really ran
-    expect(paths.filter((p) => /\.(png|jpg|mp4|woff2|css)$/.test(p))).toEqual([]);
+    expect(Buffer.from(page.bytes).toString('utf8')).toContain('<script src="/asset/app.js">'); // the bytes as sent
+    expect(recorder.paths().slice(before)).toEqual(['/www.amazon.com/dp/ASSETS0001']);
+    expect(recorder.requests.filter((r) => r.host.startsWith('localhost'))).toEqual([]);
+  });
+
+  it('does not follow a redirect to another origin', async () => {
+    const before = recorder.requests.length;
+    await expect(testGrid.read({ marketplace: mp('com'), asin: 'AWAY000001' })).rejects.toBeInstanceOf(SourceUnavailableError);
+    expect(recorder.paths().slice(before)).toEqual(['/www.amazon.com/dp/AWAY000001']);
     expect(recorder.requests.filter((r) => r.host.startsWith('localhost'))).toEqual([]);
   });
 

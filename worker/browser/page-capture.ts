@@ -4,13 +4,19 @@
  * `HTTPResponse.buffer()` is not enough: Chromium re-encodes text bodies it decoded (a Shift_JIS
  * page comes back as UTF-8, puppeteer#6478). So the page's own CDP session pauses the main
  * document at the Fetch domain's Response stage, takes the raw body (`Fetch.getResponseBody`,
- * base64 of the bytes on the wire) and lets it continue. The same handler blocks resource types
- * we never need and, in replay mode, every other origin.
+ * base64 of the bytes on the wire). Chromium is then handed an empty document with the same status
+ * in its place: the service parses the bytes itself, so Chromium never parses megabytes of markup,
+ * runs the page's scripts or requests its subresources (a read costs the request, not a render).
+ * The same handler blocks every other request (the favicon, say) and, in replay mode, every other
+ * origin (a redirect's target included).
  */
 import type { Page, Protocol } from 'puppeteer-core';
 
-/** Resource types that are never loaded (CDP `Network.ResourceType`). */
-export const BLOCKED_RESOURCE_TYPES: ReadonlySet<string> = new Set(['Image', 'Media', 'Font', 'Stylesheet']);
+/**
+ * The only resource type a read requests (CDP `Network.ResourceType`): the document and its
+ * redirects. Anything else Chromium would fetch on its own (the favicon, say) is blocked.
+ */
+export const READ_RESOURCE_TYPE = 'Document';
 
 /** What {@link capturePage} needs. */
 export interface CaptureOptions {
@@ -56,7 +62,7 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     const responseStage = event.responseStatusCode !== undefined || event.responseErrorReason !== undefined;
     if (!responseStage) {
       const blocked =
-        BLOCKED_RESOURCE_TYPES.has(event.resourceType) ||
+        event.resourceType !== READ_RESOURCE_TYPE ||
         (options.allowedOrigin !== undefined && originOf(event.request.url) !== options.allowedOrigin);
       await (blocked
         ? cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
@@ -72,8 +78,17 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
         bytes: new Uint8Array(Buffer.from(body, base64Encoded ? 'base64' : 'utf8')),
         ...(contentType !== undefined && { contentType }),
       }));
-      // Continue only once the body is taken; a failure surfaces through `captured`.
-      await captured.catch(() => undefined);
+      // Answer only once the body is taken; a failure surfaces through `captured`.
+      const taken = await captured.then(() => true, () => false);
+      if (taken) {
+        await cdp.send('Fetch.fulfillRequest', {
+          requestId,
+          responseCode: status,
+          responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
+          body: '',
+        });
+        return;
+      }
     }
     await cdp.send('Fetch.continueRequest', { requestId });
   };
@@ -93,8 +108,8 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
   try {
     response = await page.goto(options.url, { waitUntil: 'domcontentloaded', timeout: options.timeoutMs });
   } catch (error) {
-    // The document arrived but the page never reached DOMContentLoaded (a stalled script, a script
-    // that navigated away): the bytes are what we read, so they still count.
+    // The document arrived but the navigation did not settle (the page closed under it): the bytes
+    // are what we read, so they still count.
     if (captured) return await captured.catch(() => Promise.reject(error));
     throw error;
   }
