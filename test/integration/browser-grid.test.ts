@@ -206,6 +206,8 @@ describe('BrowserGrid (local Chromium) with a recording server', () => {
     const page = await testGrid.read({ marketplace: mp('com'), asin: 'ASSETS0001' });
     expect(page.httpStatus).toBe(200);
     expect(Buffer.from(page.bytes).toString('utf8')).toContain('<script src="/asset/app.js">'); // the bytes as sent
+    // The browser process asks for /favicon.ico on its own once a page loads: give it time to.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(recorder.paths().slice(before)).toEqual(['/www.amazon.com/dp/ASSETS0001']);
     expect(recorder.requests.filter((r) => r.host.startsWith('localhost'))).toEqual([]);
   });

@@ -4,19 +4,26 @@
  * `HTTPResponse.buffer()` is not enough: Chromium re-encodes text bodies it decoded (a Shift_JIS
  * page comes back as UTF-8, puppeteer#6478). So the page's own CDP session pauses the main
  * document at the Fetch domain's Response stage, takes the raw body (`Fetch.getResponseBody`,
- * base64 of the bytes on the wire). Chromium is then handed an empty document with the same status
- * in its place: the service parses the bytes itself, so Chromium never parses megabytes of markup,
- * runs the page's scripts or requests its subresources (a read costs the request, not a render).
- * The same handler blocks every other request (the favicon, say) and, in replay mode, every other
- * origin (a redirect's target included).
+ * base64 of the bytes on the wire). Chromium is then handed a stand-in document with the same
+ * status in its place: the service parses the bytes itself, so Chromium never parses megabytes of
+ * markup, runs the page's scripts or requests its subresources (a read costs the request, not a
+ * render). The same handler blocks every other request and, in replay mode, every other origin (a
+ * redirect's target included).
  */
 import type { Page, Protocol } from 'puppeteer-core';
 
 /**
  * The only resource type a read requests (CDP `Network.ResourceType`): the document and its
- * redirects. Anything else Chromium would fetch on its own (the favicon, say) is blocked.
+ * redirects. Anything else the page would fetch is blocked.
  */
 export const READ_RESOURCE_TYPE = 'Document';
+
+/**
+ * What Chromium renders in place of the captured document. The browser process fetches
+ * `/favicon.ico` on its own after load, outside the page's Fetch interception; an inline icon
+ * (`data:`) leaves it nothing to request.
+ */
+export const STAND_IN_DOCUMENT = '<!doctype html><link rel="icon" href="data:,">';
 
 /** What {@link capturePage} needs. */
 export interface CaptureOptions {
@@ -85,7 +92,7 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
           requestId,
           responseCode: status,
           responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
-          body: '',
+          body: Buffer.from(STAND_IN_DOCUMENT).toString('base64'),
         });
         return;
       }
