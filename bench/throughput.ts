@@ -8,9 +8,9 @@
  * Reports pages read per minute per Chromium (from the first post to the last completion), the
  * p50 / p95 time from task_post to completion (the tasks' completed_at − created_at), and the
  * CPU split while it ran. When the tasks are not all done after BENCH_THROUGHPUT_MAX_S (default
- * 600 s; 1,000 tasks took 433 s on this 2-core VM), measuring stops there: pages/min is taken over that time, and a percentile is reported
- * only when enough tasks finished for it to be exact (tasks still open would all rank above it,
- * since every task was posted within the first seconds).
+ * 600 s; 1,000 tasks took 433 s on this 2-core VM), measuring stops there: pages/min is taken over
+ * that time, and a percentile is reported only when enough tasks finished for it to be exact
+ * (tasks still open would all rank above it, since every task was posted within the first seconds).
  */
 import { benchAccount, call, replayDir, replayProducts, runPart, sleep, withCpuProfile } from './harness.js';
 import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, p50 } from './machine.js';

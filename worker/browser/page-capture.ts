@@ -25,6 +25,9 @@ export const READ_RESOURCE_TYPE = 'Document';
  */
 export const STAND_IN_DOCUMENT = '<!doctype html><link rel="icon" href="data:,">';
 
+/** {@link STAND_IN_DOCUMENT} as `Fetch.fulfillRequest` takes a body (base64), encoded once. */
+const STAND_IN_BODY = Buffer.from(STAND_IN_DOCUMENT).toString('base64');
+
 /** What {@link capturePage} needs. */
 export interface CaptureOptions {
   url: string;
@@ -92,7 +95,7 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
           requestId,
           responseCode: status,
           responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
-          body: Buffer.from(STAND_IN_DOCUMENT).toString('base64'),
+          body: STAND_IN_BODY,
         });
         return;
       }
