@@ -9,13 +9,11 @@ import { PLANS } from '../../core/pricing.js';
 import { failTask } from '../../core/tasks.js';
 import { startTestApp, type TestApp } from '../support/app-harness.js';
 import { apiClient } from '../support/http.js';
+import { accountMoney } from '../support/ledger.js';
 
 const rates = PLANS.standard!.rates;
 
-async function balanceAndLedger(app: TestApp, login: string) {
-  const account = await app.prisma.account.findUniqueOrThrow({ where: { login }, include: { ledgerEntries: true } });
-  return { balance: Number(account.balance), ledgerSum: account.ledgerEntries.reduce((s, e) => s + Number(e.amount), 0), entries: account.ledgerEntries };
-}
+const balanceAndLedger = (app: TestApp, login: string) => accountMoney(app.prisma, { login });
 
 for (const database of ['pglite', 'postgres'] as const) {
   describe(`charging on ${database}`, () => {

@@ -13,6 +13,7 @@ import { PLANS } from '../../core/pricing.js';
 import type { Product } from '../../core/product.js';
 import { addSubscriptions, deliverObservation, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../core/subscriptions.js';
 import { createScratchDatabase } from '../support/env.js';
+import { accountMoney } from '../support/ledger.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 let db: { url: string; drop(): Promise<void> };
@@ -57,12 +58,13 @@ describe('monitoring rules under concurrency (PostgreSQL)', () => {
     const outcomes = await Promise.all(subs.map((s, i) => deliverObservation(prisma, { subscriptionId: s.id, observationId: observations[i]! })));
     expect(outcomes.filter((o) => o === 'charged')).toHaveLength(3);
     expect(outcomes.filter((o) => o === 'paused')).toHaveLength(7);
-    const account = await prisma.account.findUniqueOrThrow({ where: { id }, include: { ledgerEntries: true, subscriptions: true } });
-    expect(Number(account.balance)).toBeCloseTo(PRICE * 0.5, 9);
+    const account = await prisma.account.findUniqueOrThrow({ where: { id }, include: { subscriptions: true } });
+    const money = await accountMoney(prisma, { id });
+    expect(money.balance).toBeCloseTo(PRICE * 0.5, 9);
     expect(account.subscriptionsPaused).toBe(true);
     expect(account.subscriptions.every((s) => s.status === 'paused_balance')).toBe(true);
-    expect(account.ledgerEntries.filter((e) => e.kind === 'monitoring')).toHaveLength(3);
-    expect(account.ledgerEntries.reduce((sum, e) => sum + Number(e.amount), 0)).toBeCloseTo(Number(account.balance), 9);
+    expect(money.entries.filter((e) => e.kind === 'monitoring')).toHaveLength(3);
+    expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
     // Unpaid reads are detached; a retried delivery of a charged observation is not charged again.
     expect(await prisma.observation.count({ where: { id: { in: observations }, subscriptionId: null } })).toBe(7);
     const charged = subs.findIndex((_, i) => outcomes[i] === 'charged');

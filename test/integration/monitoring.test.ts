@@ -20,6 +20,7 @@ import { monitorWorkflowId } from '../../workflows/messages.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { repoRoot, syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+import { accountMoney } from '../support/ledger.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -100,8 +101,8 @@ describe('monitoring through the whole stack', () => {
     expect(charged.get(p1.id)).toBeGreaterThanOrEqual(snapshot.p1 - 1); // a delivery may be between read and charge
     expect(charged.get(p1.id)).toBeLessThanOrEqual(snapshot.p1);
     expect(charged.get(unknown.id)).toBeUndefined();
-    const acc = await prisma().account.findUniqueOrThrow({ where: { id: watcher.id }, include: { ledgerEntries: true } });
-    expect(acc.ledgerEntries.reduce((sum, e) => sum + Number(e.amount), 0)).toBeCloseTo(Number(acc.balance), 9);
+    const money = await accountMoney(prisma(), { id: watcher.id }); // deliveries go on: one snapshot
+    expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
 
     // Deliveries go on meanwhile: the listed latest is the latest as of some moment during the call.
     const latestAt = async () => (await prisma().observation.findUniqueOrThrow({ where: { id: (await subscription(p1.id)).latestObservationId! } })).observedAt.getTime();
@@ -157,9 +158,9 @@ describe('monitoring through the whole stack', () => {
     await waitFor(async () => (await prisma().account.findUniqueOrThrow({ where: { id: thrifty.id } })).subscriptionsPaused, 30_000, 100);
     expect((await subscription(t1.id)).status).toBe('paused_balance');
     expect((await subscription(j1.id)).status).toBe('paused_balance');
-    const acc = await prisma().account.findUniqueOrThrow({ where: { id: thrifty.id }, include: { ledgerEntries: true } });
-    expect(Number(acc.balance)).toBeCloseTo(PRICE * 0.5, 9);
-    expect(acc.ledgerEntries.filter((e) => e.kind === 'monitoring')).toHaveLength(2);
+    const money = await accountMoney(prisma(), { id: thrifty.id });
+    expect(money.balance).toBeCloseTo(PRICE * 0.5, 9);
+    expect(money.entries.filter((e) => e.kind === 'monitoring')).toHaveLength(2);
     const listed = (await thrifty.api.get('/v1/retail/monitoring/list')).body.tasks[0].result as any[];
     expect(listed.map((s) => s.status)).toEqual(['paused_balance', 'paused_balance']);
 

@@ -16,6 +16,7 @@ import { startStack, type Stack } from '../../scripts/stack.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { hasSharedPages, repoRoot, sharedPagesDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+import { accountMoney } from '../support/ledger.js';
 
 /** Real saved pages of several marketplaces, with the file of their golden expectations. */
 const REAL = [
@@ -183,9 +184,8 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
     });
 
     it('the ledger sums to the balance', async () => {
-      const account = await stack.db.prisma.account.findUniqueOrThrow({ where: { login: 'walker' }, include: { ledgerEntries: true } });
-      const sum = account.ledgerEntries.reduce((s, e) => s + Number(e.amount), 0);
-      expect(sum).toBeCloseTo(Number(account.balance), 9);
+      const { balance, ledgerSum } = await accountMoney(stack.db.prisma, { login: 'walker' });
+      expect(ledgerSum).toBeCloseTo(balance, 9);
     });
 
     it('/metrics counts source reads by marketplace and outcome', async () => {
