@@ -124,6 +124,26 @@ describe('monitoring through the whole stack', () => {
     const rows = history.body.tasks[0].result as any[];
     expect(rows.length).toBeGreaterThanOrEqual(snapshot.p1);
     expect(Date.parse(rows[0].observed_at)).toBeGreaterThanOrEqual(Date.parse(listed[0].latest_observation.observed_at));
+  }, 90_000);
+
+  // Right after the first test, so that its three subscriptions stop reading before the next tests
+  // (their reads would share the page slots with those tests' reads).
+  it('delete stops deliveries, ends the monitor and keeps the observations in history', async () => {
+    const { p1, n1, unknown } = subs;
+    const delivered = await deliveries(p1.id);
+    const res = await watcher.api.post('/v1/retail/monitoring/delete', [{ id: p1.id }, { asin: 'B0000000N1', marketplace: 'com' }, { id: unknown.id }, { id: p1.id }]);
+    expect(res.body.tasks.map((t: any) => t.status_code)).toEqual([20000, 20000, 20000, 40400]);
+    for (const id of [p1.id, n1.id, unknown.id]) {
+      await waitFor(async () => (await client.workflow.getHandle(monitorWorkflowId(id)).describe()).status.name === 'COMPLETED', 15_000, 200);
+    }
+    const hits = () => replay.hits(pagePath('de', 'B0000000P1')) + replay.hits(pagePath('com', 'B0000000N1'));
+    const after = hits();
+    await sleep(5_000);
+    expect(hits()).toBe(after);
+    expect(await prisma().observation.count({ where: { asin: 'B0000000P1', marketplace: 'de', subscriptionId: null } })).toBeGreaterThanOrEqual(delivered);
+    const history = await watcher.api.post('/v1/retail/product/history', [{ asin: 'B0000000P1', marketplace: 'de' }]);
+    expect(history.body.tasks[0].result.length).toBeGreaterThanOrEqual(delivered);
+    expect((await watcher.api.get('/v1/retail/monitoring/list')).body.tasks[0].result).toEqual([]);
   }, 60_000);
 
   it('applies a frequency change promptly, without waiting for the old timer', async () => {
@@ -137,17 +157,21 @@ describe('monitoring through the whole stack', () => {
     expect(Date.now() - changedAt).toBeLessThan(15_000); // the old timer had about half an hour to go
     await waitFor(async () => (await deliveries(d1.id)) >= 3, 20_000, 100);
     await watcher.api.post('/v1/retail/monitoring/delete', [{ id: d1.id }]);
-  }, 40_000);
+  }, 60_000);
 
   it('a read that fails every attempt (50301) is not charged and does not pause', async () => {
     const [captcha] = await add(watcher.api, [{ asin: 'B0000000C1', marketplace: 'br', frequency: 'hourly' }]);
-    await waitFor(async () => replay.hits(pagePath('com.br', 'B0000000C1')) >= 4, 20_000, 200); // two ticks of two attempts
-    expect(await deliveries(captcha.id)).toBe(0);
-    expect(await prisma().ledgerEntry.count({ where: { subscriptionId: captcha.id } })).toBe(0);
-    expect((await subscription(captcha.id)).status).toBe('active');
-    expect((await prisma().account.findUniqueOrThrow({ where: { id: watcher.id } })).subscriptionsPaused).toBe(false);
-    await watcher.api.post('/v1/retail/monitoring/delete', [{ id: captcha.id }]);
-  }, 40_000);
+    try {
+      // Two ticks of two attempts each (1 s apart), 2 s between ticks: ≈ 8 s alone, more under load.
+      await waitFor(async () => replay.hits(pagePath('com.br', 'B0000000C1')) >= 4, 45_000, 200);
+      expect(await deliveries(captcha.id)).toBe(0);
+      expect(await prisma().ledgerEntry.count({ where: { subscriptionId: captcha.id } })).toBe(0);
+      expect((await subscription(captcha.id)).status).toBe('active');
+      expect((await prisma().account.findUniqueOrThrow({ where: { id: watcher.id } })).subscriptionsPaused).toBe(false);
+    } finally {
+      await watcher.api.post('/v1/retail/monitoring/delete', [{ id: captcha.id }]);
+    }
+  }, 60_000);
 
   it('a delivery the balance cannot cover pauses every subscription of the account; reads stop; a top-up resumes them', async () => {
     const thrifty = await account('thrifty', PRICE * 2.5);
@@ -198,23 +222,5 @@ describe('monitoring through the whole stack', () => {
       expect(events!.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'monitorResume')).toBe(true);
     }
     await thrifty.api.post('/v1/retail/monitoring/delete', [{ id: t1.id }, { id: j1.id }]);
-  }, 60_000);
-
-  it('delete stops deliveries, ends the monitor and keeps the observations in history', async () => {
-    const { p1, n1, unknown } = subs;
-    const delivered = await deliveries(p1.id);
-    const res = await watcher.api.post('/v1/retail/monitoring/delete', [{ id: p1.id }, { asin: 'B0000000N1', marketplace: 'com' }, { id: unknown.id }, { id: p1.id }]);
-    expect(res.body.tasks.map((t: any) => t.status_code)).toEqual([20000, 20000, 20000, 40400]);
-    for (const id of [p1.id, n1.id, unknown.id]) {
-      await waitFor(async () => (await client.workflow.getHandle(monitorWorkflowId(id)).describe()).status.name === 'COMPLETED', 15_000, 200);
-    }
-    const hits = () => replay.hits(pagePath('de', 'B0000000P1')) + replay.hits(pagePath('com', 'B0000000N1'));
-    const after = hits();
-    await sleep(5_000);
-    expect(hits()).toBe(after);
-    expect(await prisma().observation.count({ where: { asin: 'B0000000P1', marketplace: 'de', subscriptionId: null } })).toBeGreaterThanOrEqual(delivered);
-    const history = await watcher.api.post('/v1/retail/product/history', [{ asin: 'B0000000P1', marketplace: 'de' }]);
-    expect(history.body.tasks[0].result.length).toBeGreaterThanOrEqual(delivered);
-    expect((await watcher.api.get('/v1/retail/monitoring/list')).body.tasks[0].result).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });
