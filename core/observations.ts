@@ -71,16 +71,3 @@ export function toProduct(row: ObservationRow): Product {
     parser_version: row.parserVersion,
   };
 }
-
-/** The newest observation of a product not older than `maxAgeMs`, or null. */
-export async function findFreshObservation(
-  prisma: PrismaClient,
-  asin: string,
-  marketplace: string,
-  maxAgeMs: number,
-): Promise<ObservationRow | null> {
-  return prisma.observation.findFirst({
-    where: { asin, marketplace, observedAt: { gte: new Date(Date.now() - maxAgeMs) } },
-    orderBy: { observedAt: 'desc' },
-  });
-}

@@ -54,8 +54,9 @@ export interface NewTask {
   note: string;
   /**
    * Complete the task at once from the newest observation of the product observed at or after
-   * `since`, when there is one and it is not `not_found`; `markReused` sets `reused` (task_post's
-   * reuse window), `collect` sets `collected_at` (live answers it at once).
+   * `since`, when there is one and it is not `not_found`; `markReused` sets `reused` whenever such
+   * an observation exists, `not_found` included (task_post's reuse window: the caller fails that
+   * task with 40402 from it), `collect` sets `collected_at` (live answers it at once).
    */
   reuse?: { since: Date; markReused: boolean; collect: boolean };
 }
@@ -90,9 +91,9 @@ const CREATE_CHARGED_TASK: Statement = {
         CASE WHEN u.id IS NULL THEN $13 ELSE $16 END,
         u.id,
         CASE WHEN u.id IS NULL THEN NULL ELSE now() END,
-        u.id IS NOT NULL AND $17::boolean,
+        f.id IS NOT NULL AND $17::boolean,
         CASE WHEN u.id IS NOT NULL AND $18::boolean THEN now() END
-      FROM charged c LEFT JOIN usable u ON true
+      FROM charged c LEFT JOIN usable u ON true LEFT JOIN fresh f ON true
       RETURNING state, status_code, status_message, cost, observation_id
     )
     SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, f.id::text AS fresh_id, f.status AS fresh_status, ${OBSERVATION_JSON}

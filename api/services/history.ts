@@ -16,6 +16,13 @@ import type { ProductTaskDeps } from './product-tasks.js';
 
 const DAY_MS = 86_400_000;
 
+/**
+ * Answers POST history: per valid element, charges the plan's `history` rate (USD) and returns the
+ * product's stored observations as Products, newest first (`limit` / `offset`, `date_from` /
+ * `date_to` as UTC days, both inclusive).
+ * @throws AppError 40200 (HTTP 402) when no valid element could be paid; 40000 / 405xx (HTTP 400)
+ *   when none is valid (`runChargedTasks`)
+ */
 export async function history(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
   const elements = taskArray(body);
   const cost = planOf(account.plan).rates.history;
@@ -24,7 +31,8 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
     const { asin, marketplace: { code: marketplace }, date_from: dateFrom, date_to: dateTo, limit, offset } = readTaskFields(historyTask, element);
     if (dateFrom && dateTo && dateFrom > dateTo) throw TaskError.invalidField('date_from');
     payable();
-    const balance = await deps.prisma.$transaction((tx) => tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'history' }));
+    // One statement charges and writes the ledger entry (core/ledger.ts `tryCharge`).
+    const balance = await tryCharge(deps.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'history' });
     if (balance === null) throw new TaskError(40200);
     paid();
     const observedAt: { gte?: Date; lt?: Date } = {};

@@ -3,17 +3,15 @@
  */
 import { runChargedTasks } from './charged-tasks.js';
 import type { Config } from '../../core/config.js';
-import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { sqlOf } from '../../core/db/sql.js';
 import { AppError, TaskError } from '../../core/errors.js';
 import { isUuid, newTaskId } from '../../core/ids.js';
-import { tryCharge } from '../../core/ledger.js';
 import type { Logger } from '../../core/logger.js';
-import { findFreshObservation } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
 import { taskGetEnvelope, PRODUCT_API_PREFIX } from '../../core/task-envelope.js';
 import { collectTask, readyTasks } from '../../core/task-reads.js';
-import { completeTaskFromObservation, failTask } from '../../core/tasks.js';
+import { createChargedTask, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { readTaskFields } from '../validation/read-fields.js';
@@ -52,26 +50,23 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
     payable();
     const cost = priority === 2 ? rates.task_post_high : rates.task_post;
-    const accepted = await deps.prisma.$transaction(async (tx) => {
-      const balance = await tryCharge(tx, { accountId: account.id, amount: cost, taskId: id, note: 'task_post' });
-      if (balance === null) return false;
-      await tx.task.create({
-        data: {
-          id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, priority, tag,
-          postbackUrl, pingbackUrl, data: data as Prisma.InputJsonObject, cost: cost.toFixed(6), expiresAt: new Date(Date.now() + RETENTION_MS),
-        },
-      });
-      return true;
+    // One statement charges, stores the task and, within the reuse window, completes it
+    // (core/tasks.ts `createChargedTask`): no transaction held open across round trips.
+    const reuseWindow = deps.config.REUSE_WINDOW;
+    const created = await createChargedTask(deps.prisma, {
+      id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, data, cost,
+      expiresAt: new Date(Date.now() + RETENTION_MS), priority, tag, postbackUrl, pingbackUrl, note: 'task_post',
+      reuse: reuseWindow > 0 ? { since: new Date(Date.now() - reuseWindow), markReused: true, collect: false } : undefined,
     });
-    if (!accepted) throw new TaskError(40200);
+    if (!created) throw new TaskError(40200);
     paid();
-    const fresh = await findFreshObservation(deps.prisma, asin, marketplace.code, deps.config.REUSE_WINDOW);
-    let charged = cost;
-    if (fresh) {
+    let charged = created.cost;
+    if (created.fresh) {
       // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
-      await completeTaskFromObservation(deps.prisma, id, fresh.id);
-      const done = await deps.prisma.task.update({ where: { id }, data: { reused: true }, select: { cost: true } });
-      charged = Number(done.cost);
+      if (created.state !== 'completed') {
+        await failTask(deps.prisma, id, 40402, created.fresh.id);
+        charged = 0;
+      }
       if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
     } else {
       toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority) });

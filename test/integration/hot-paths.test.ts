@@ -1,6 +1,6 @@
 /**
  * The API's hot paths after their move to one statement each (authentication with rate limiting,
- * task_get, tasks_ready, the live cache hit, the usage meter), over HTTP against buildApp on both
+ * task_get, tasks_ready, task_post's charge and task, the live cache hit, the usage meter), over HTTP against buildApp on both
  * databases: the answers, charges, refunds, collection and rate limits a user sees
  * (api-spec.md "Product endpoints", "Task lifecycle", "Limits", "Errors").
  */
@@ -103,6 +103,49 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
       await app.prisma.task.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
       expect((await owner.api.get(`/v1/retail/product/task_get/${id}`)).status).toBe(404);
       expect((await owner.api.get('/v1/retail/product/tasks_ready')).body.tasks[0].result).toEqual([]);
+    });
+  });
+
+  describe('task_post (one statement per task)', () => {
+    it('in order: reused from the window, refunded from a not_found one, queued, priority 2, and 40200 once the balance runs out', async () => {
+      await storeObservation(app.prisma, product('B0HOT00020', 50));
+      await storeObservation(app.prisma, product('B0HOT00021', 5, 'not_found'));
+      await storeObservation(app.prisma, product('B0HOT00022', 90)); // older than the 60 min reuse window
+      const balance = rates.task_post * 2.5 + rates.task_post_high; // the 40402 refund pays for a later task, not for the last
+      const { id: accountId, api } = await account(balance);
+      const res = await api.post('/v1/retail/product/task_post', [
+        { asin: 'B0HOT00020', marketplace: 'com', tag: 'reused', postback_url: 'https://hooks.example.com/p' },
+        { asin: 'B0HOT00021', marketplace: 'com' },
+        { asin: 'B0HOT00022', marketplace: 'com', priority: 1 },
+        { asin: 'B0HOT00023', marketplace: 'com', priority: 2, pingback_url: 'https://hooks.example.com/ping?id=$id' },
+        { asin: 'B0HOT00024', marketplace: 'com' },
+      ]);
+      expect(res.status).toBe(200);
+      const tasks = res.body.tasks as any[];
+      expect(tasks.map((t) => [t.status_code, t.cost])).toEqual([[20100, rates.task_post], [20100, 0], [20100, rates.task_post], [20100, rates.task_post_high], [40200, 0]]);
+      expect(res.body).toMatchObject({ tasks_count: 5, tasks_error: 1 });
+      expect(res.body.cost).toBeCloseTo(rates.task_post * 2 + rates.task_post_high, 9);
+      const rows = await app.prisma.task.findMany({ where: { accountId } });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(rows).toHaveLength(4);
+      expect(byId.get(tasks[0].id)).toMatchObject({ state: 'completed', statusCode: 20000, reused: true, tag: 'reused', postbackUrl: 'https://hooks.example.com/p', collectedAt: null });
+      expect(byId.get(tasks[1].id)).toMatchObject({ state: 'failed', statusCode: 40402, reused: true });
+      expect(Number(byId.get(tasks[1].id)!.cost)).toBe(0);
+      expect(byId.get(tasks[2].id)).toMatchObject({ state: 'queued', statusCode: 20100, reused: false, priority: 1 });
+      expect(byId.get(tasks[3].id)).toMatchObject({ state: 'queued', priority: 2, pingbackUrl: 'https://hooks.example.com/ping?id=$id' });
+      expect(Number(byId.get(tasks[3].id)!.cost)).toBe(rates.task_post_high);
+      expect(byId.get(tasks[0].id)!.data).toEqual({ asin: 'B0HOT00020', marketplace: 'com', tag: 'reused', postback_url: 'https://hooks.example.com/p', api: 'retail', function: 'task_post' });
+      // Only the tasks that need a page read start a workflow; the finished ones start their webhooks.
+      expect(app.started).toEqual(expect.arrayContaining([tasks[2].id, tasks[3].id]));
+      expect(app.started).not.toContain(tasks[0].id);
+      expect(app.started).not.toContain(tasks[1].id);
+      expect(app.webhookStarts).toContainEqual({ taskId: tasks[0].id, kinds: ['postback'] });
+      expect((await ledger(accountId)).slice(1).map((e) => [e.kind, e.amount, e.note])).toEqual([
+        ['charge', -rates.task_post, 'task_post'], ['charge', -rates.task_post, 'task_post'], ['refund', rates.task_post, 'task 40402'],
+        ['charge', -rates.task_post, 'task_post'], ['charge', -rates.task_post_high, 'task_post'],
+      ]);
+      const left = Number((await app.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).balance);
+      expect(left).toBeCloseTo(balance - rates.task_post * 2 - rates.task_post_high, 9);
     });
   });
 
