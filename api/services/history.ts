@@ -5,7 +5,8 @@
 import { runChargedTasks } from './charged-tasks.js';
 import { TaskError } from '../../core/errors.js';
 import { tryCharge } from '../../core/ledger.js';
-import { toProduct } from '../../core/observations.js';
+import { readHistory } from '../../core/observations.js';
+import { sqlOf } from '../../core/db/sql.js';
 import { planOf } from '../../core/pricing.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, type Envelope } from '../envelope.js';
@@ -35,16 +36,12 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
     const balance = await tryCharge(deps.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'history' });
     if (balance === null) throw new TaskError(40200);
     paid();
-    const observedAt: { gte?: Date; lt?: Date } = {};
-    if (dateFrom) observedAt.gte = new Date(`${dateFrom}T00:00:00Z`);
-    if (dateTo) observedAt.lt = new Date(Date.parse(`${dateTo}T00:00:00Z`) + DAY_MS);
-    const rows = await deps.prisma.observation.findMany({
-      where: { asin, marketplace, observedAt },
-      orderBy: [{ observedAt: 'desc' }, { id: 'desc' }],
-      skip: offset,
-      take: limit,
+    const result = await readHistory(sqlOf(deps.prisma), {
+      asin, marketplace, offset, limit,
+      from: dateFrom ? new Date(`${dateFrom}T00:00:00Z`) : null,
+      before: dateTo ? new Date(Date.parse(`${dateTo}T00:00:00Z`) + DAY_MS) : null,
     });
-    return { code: 20000, cost, result: rows.map(toProduct) };
+    return { code: 20000, cost, result };
   });
   return envelope(startedAt, tasks);
 }

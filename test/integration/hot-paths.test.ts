@@ -1,6 +1,7 @@
 /**
  * The API's hot paths after their move to one statement each (authentication with rate limiting,
- * task_get, tasks_ready, task_post's charge and task, the live cache hit, the usage meter), over HTTP against buildApp on both
+ * task_get, tasks_ready, task_post's charge and task, history's rows, the live cache hit, the usage
+ * meter), over HTTP against buildApp on both
  * databases: the answers, charges, refunds, collection and rate limits a user sees
  * (api-spec.md "Product endpoints", "Task lifecycle", "Limits", "Errors").
  */
@@ -146,6 +147,40 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
       ]);
       const left = Number((await app.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).balance);
       expect(left).toBeCloseTo(balance - rates.task_post * 2 - rates.task_post_high, 9);
+    });
+  });
+
+  describe('history (one prepared statement for the rows)', () => {
+    it('newest first (ties newest id first), UTC days inclusive, offset and limit; other products never leak in', async () => {
+      const at = (iso: string, asin = 'B0HOT00030', marketplace = 'com') =>
+        ({ ...product(asin), marketplace, observed_at: iso, url: `https://www.amazon.${marketplace}/dp/${asin}` }) as Product;
+      const stored = [
+        at('2026-03-01T00:00:00.000Z'), at('2026-03-01T23:59:59.999Z'), at('2026-03-02T12:00:00.000Z'),
+        { ...at('2026-03-02T12:00:00.000Z'), title: 'Stored second at the same instant' }, at('2026-03-03T00:00:00.000Z'),
+      ];
+      const ids: bigint[] = [];
+      for (const p of stored) ids.push(await storeObservation(app.prisma, p));
+      await storeObservation(app.prisma, at('2026-03-02T13:00:00.000Z', 'B0HOT00031'));
+      await storeObservation(app.prisma, at('2026-03-02T13:00:00.000Z', 'B0HOT00030', 'de'));
+      const { id: accountId, api } = await account(1);
+      const rows = async (element: Record<string, unknown>) => {
+        const res = await api.post('/v1/retail/product/history', [{ asin: 'B0HOT00030', marketplace: 'com', ...element }]);
+        expect(res.body.tasks[0]).toMatchObject({ status_code: 20000, cost: rates.history });
+        return res.body.tasks[0].result as Product[];
+      };
+      const all = await rows({});
+      expect(all).toEqual([stored[4], stored[3], stored[2], stored[1], stored[0]]);
+      // The two observations at the same instant: the one stored later (higher id) first.
+      expect(ids[3]! > ids[2]!).toBe(true);
+      expect((await rows({ date_from: '2026-03-01', date_to: '2026-03-01' })).map((p) => p.observed_at)).toEqual(['2026-03-01T23:59:59.999Z', '2026-03-01T00:00:00.000Z']);
+      expect((await rows({ date_from: '2026-03-02' })).map((p) => p.observed_at)).toEqual(['2026-03-03T00:00:00.000Z', '2026-03-02T12:00:00.000Z', '2026-03-02T12:00:00.000Z']);
+      expect((await rows({ date_to: '2026-03-02' })).length).toBe(4);
+      expect(await rows({ offset: 1, limit: 2 })).toEqual([stored[3], stored[2]]);
+      expect(await rows({ offset: 5 })).toEqual([]);
+      expect(await rows({ date_from: '2026-04-01' })).toEqual([]);
+      const charged = (await ledger(accountId)).filter((e) => e.kind === 'charge');
+      expect(charged).toHaveLength(7);
+      expect(charged.every((e) => e.amount === -rates.history && e.note === 'history')).toBe(true);
     });
   });
 
