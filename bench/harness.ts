@@ -162,19 +162,22 @@ export async function benchAccount(prisma: PrismaClient, login = 'bench'): Promi
 }
 
 /** The HTTP client process (bench/client.ts), started on first use. */
-let client: { send(line: object): Promise<{ status: number; ms: number; body: string; error?: string }> } | undefined;
+let client: { send(line: object): Promise<ClientAnswer> } | undefined;
+
+/** One answer of the client process; `bytes` and `taskCodes` instead of `body` for a brief call. */
+interface ClientAnswer { status: number; ms: number; body: string; bytes?: number; taskCodes?: number[]; error?: string }
 
 function httpClient(): NonNullable<typeof client> {
   if (client) return client;
   const script = fileURLToPath(new URL('./client.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   child.unref();
-  const waiting = new Map<number, (answer: { status: number; ms: number; body: string; error?: string }) => void>();
+  const waiting = new Map<number, (answer: ClientAnswer) => void>();
   let buffer = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffer += chunk;
     for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-      const answer = JSON.parse(buffer.slice(0, nl)) as { id: number; status: number; ms: number; body: string };
+      const answer = JSON.parse(buffer.slice(0, nl)) as ClientAnswer & { id: number };
       buffer = buffer.slice(nl + 1);
       waiting.get(answer.id)?.(answer);
       waiting.delete(answer.id);
@@ -211,6 +214,20 @@ export async function call(url: string, auth: string, method: 'GET' | 'POST', bo
     /* not JSON */
   }
   return { status: answer.status, body: parsed, ms: answer.ms };
+}
+
+/**
+ * Like `call`, for measured loops: the client process keeps the body and answers only its size
+ * (bytes) and the envelope's task status codes, so no CPU of the service's process goes to them.
+ */
+export async function briefCall(url: string, auth: string, method: 'GET' | 'POST', body?: unknown): Promise<{ status: number; ms: number; bytes: number; taskCodes: number[] }> {
+  const answer = await httpClient().send({
+    url, method, brief: true,
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  if (answer.error) throw new Error(`${method} ${url} failed: ${answer.error}`);
+  return { status: answer.status, ms: answer.ms, bytes: answer.bytes ?? 0, taskCodes: answer.taskCodes ?? [] };
 }
 
 /** Options of one autocannon run (see bench/load.ts). */

@@ -24,7 +24,7 @@ import { storeObservation } from '../core/observations.js';
 import { decodePage, parseProductPage } from '../worker/parser/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { benchAccount, call, replayDir, replayProducts, runPart, sampleProduct, withCpuProfile } from './harness.js';
+import { benchAccount, briefCall, call, replayDir, replayProducts, runPart, sampleProduct, withCpuProfile } from './harness.js';
 import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, p50, p95, processCpuMs } from './machine.js';
 
 /** Durations (ms) of one live read, from its workflow history and the client's clock. */
@@ -83,8 +83,8 @@ await runPart('live', 'live: cache hit and fresh read', {}, async (bench, result
   const ms0 = processCpuMs();
   await withCpuProfile(`live-hit-${bench.kind}`, async () => {
     for (let i = 0; i < HITS; i++) {
-      const r = await call(url, account.basic, 'POST', hitBody);
-      if (r.status !== 200 || r.body.tasks[0].status_code !== 20000) throw new Error(`live cache hit failed: ${JSON.stringify(r.body).slice(0, 300)}`);
+      const r = await briefCall(url, account.basic, 'POST', hitBody);
+      if (r.status !== 200 || r.taskCodes[0] !== 20000) throw new Error(`live cache hit failed: ${r.status} with task codes ${r.taskCodes.join(', ')}`);
       hits.push(r.ms);
     }
   });
