@@ -73,6 +73,11 @@ class RecordingServer {
       return;
     }
     if (asin.startsWith('ECHO')) return html('<span id="productTitle">echo</span>');
+    if (asin.startsWith('SETCOOKIE')) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'session-id=left-behind; Path=/; Max-Age=3600' });
+      res.end('<!doctype html><html><body><script>localStorage.setItem("k", "left behind")</script></body></html>');
+      return;
+    }
     if (asin.startsWith('ASSETS')) {
       const other = this.url.replace('127.0.0.1', 'localhost');
       return html(`
@@ -107,14 +112,12 @@ class RecordingServer {
   }
 }
 
-function expectIdle(grid: BrowserGrid): void {
-  const stats = grid.stats();
-  expect({ openPages: stats.openPages, openContexts: stats.openContexts, activeReads: stats.activeReads, queued: stats.queued }).toEqual({
-    openPages: 0,
-    openContexts: 0,
-    activeReads: 0,
-    queued: 0,
-  });
+/** Every page and context closed and no read holding or awaiting a slot (a read's page closes just after it answers). */
+async function expectIdle(grid: BrowserGrid): Promise<void> {
+  await expect.poll(() => {
+    const stats = grid.stats();
+    return { openPages: stats.openPages, openContexts: stats.openContexts, activeReads: stats.activeReads, queued: stats.queued };
+  }, { timeout: 5_000 }).toEqual({ openPages: 0, openContexts: 0, activeReads: 0, queued: 0 });
 }
 
 let replay: ReplayServer;
@@ -132,9 +135,9 @@ beforeAll(async () => {
   ]);
 });
 
-afterEach(() => {
-  expectIdle(replayGrid);
-  expectIdle(testGrid);
+afterEach(async () => {
+  await expectIdle(replayGrid);
+  await expectIdle(testGrid);
 });
 
 afterAll(async () => {
@@ -286,17 +289,53 @@ describe('BrowserGrid via BROWSER_WS_ENDPOINTS', () => {
     fs.rmSync(profile, { recursive: true, force: true });
   });
 
+  /** Incognito contexts the external browser has, whoever opened them (puppeteer lists only its own). */
+  async function incognitoContexts(): Promise<number> {
+    const session = await external.target().createCDPSession();
+    try {
+      return (await session.send('Target.getBrowserContexts')).browserContextIds.length;
+    } finally {
+      await session.detach();
+    }
+  }
+
+  it('opens the next read\'s context and page ahead of time; a read on that spare keeps nothing of the one before', async () => {
+    const grid = await BrowserGrid.start({ wsEndpoints: [external.wsEndpoint()], maxPages: 2, navTimeoutMs: 10_000, sourceOrigin: recorder.url });
+    try {
+      await expect.poll(() => grid.stats().spares, { timeout: 5_000 }).toBe(1);
+      expect(await incognitoContexts()).toBe(1); // the spare
+      const created: string[] = [];
+      const onCreated = (target: { url(): string }) => created.push(target.url());
+      external.on('targetcreated', onCreated);
+      const first = await grid.read({ marketplace: mp('com'), asin: 'SETCOOKIE1' });
+      external.off('targetcreated', onCreated);
+      expect(first.httpStatus).toBe(200);
+      expect(created).toEqual([]); // the read ran on the spare: no page was opened for it
+      await expectIdle(grid);
+      await expect.poll(() => grid.stats().spares, { timeout: 5_000 }).toBe(1);
+      await grid.read({ marketplace: mp('com'), asin: 'ECHO000009' });
+      const echo = recorder.requests.find((r) => r.path === '/www.amazon.com/dp/ECHO000009');
+      expect(echo?.headers.cookie).toMatch(/(^|; )i18n-prefs=USD(;|$)/);
+      expect(echo?.headers.cookie).not.toMatch(/session-id/);
+      await expectIdle(grid);
+    } finally {
+      await grid.close();
+    }
+    expect(grid.stats().spares).toBe(0);
+    expect(await incognitoContexts()).toBe(0); // the spare closed with the grid
+  });
+
   it('reads through a remote browser and only disconnects from it on close', async () => {
     const grid = await BrowserGrid.start({ wsEndpoints: [external.wsEndpoint()], maxPages: 2, navTimeoutMs: 10_000, sourceOrigin: replay.url });
     const page = await grid.read({ marketplace: mp('com'), asin: 'B0000000D1' });
     expect(page.httpStatus).toBe(200);
     expect(Buffer.from(page.bytes).equals(fs.readFileSync(path.join(fixtures, 'com_B0000000D1.html')))).toBe(true);
+    await expectIdle(grid);
     expect(grid.stats().browsers).toEqual([{ label: external.wsEndpoint(), connected: true, activeReads: 0 }]);
-    expectIdle(grid);
     await grid[Symbol.asyncDispose]();
     await grid.close(); // idempotent
     expect(external.connected).toBe(true);
-    expect((await external.browserContexts()).length).toBe(1); // no incognito context left behind
+    expect(await incognitoContexts()).toBe(0); // no incognito context left behind
     await expect(grid.read({ marketplace: mp('com'), asin: 'B0000000D1' })).rejects.toBeInstanceOf(BrowserGridClosedError);
   });
 
@@ -311,7 +350,7 @@ describe('BrowserGrid via BROWSER_WS_ENDPOINTS', () => {
       expect(error).toBeInstanceOf(SourceUnavailableError);
       expect((error as SourceUnavailableError).reason).toBe('network');
       expect((error as Error).message).toMatch(/ERR_CONNECTION_REFUSED/);
-      expectIdle(grid);
+      await expectIdle(grid);
     } finally {
       await grid.close();
     }
@@ -325,7 +364,7 @@ describe('BrowserGrid via BROWSER_WS_ENDPOINTS', () => {
     await grid.close();
     expect(await running).toBeInstanceOf(BrowserGridClosedError);
     expect(await queued).toBeInstanceOf(BrowserGridClosedError);
-    expectIdle(grid);
+    await expectIdle(grid);
     expect((await external.browserContexts()).length).toBe(1);
   });
 
@@ -350,7 +389,7 @@ describe('BrowserGrid via BROWSER_WS_ENDPOINTS', () => {
       expect((third as SourceUnavailableError).reason).toBe('browser');
       holders.abort();
       for (const outcome of await Promise.all(held)) expect(outcome).toBeInstanceOf(ReadCancelledError);
-      expectIdle(grid);
+      await expectIdle(grid);
     } finally {
       await grid.close();
     }

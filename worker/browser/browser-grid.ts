@@ -18,6 +18,8 @@ import {
 } from './errors.js';
 import { capturePage } from './page-capture.js';
 import { Semaphore } from './semaphore.js';
+import { SparePages } from './spare-pages.js';
+import { within } from './within.js';
 
 /** Options of {@link BrowserGrid.start}. */
 export interface BrowserGridOptions {
@@ -59,10 +61,12 @@ export interface SourcePage {
 
 /** Counters for monitoring and tests. */
 export interface BrowserGridStats {
-  /** Pages opened and not yet closed. */
+  /** Pages opened for reads and not yet closed (spares not counted). */
   openPages: number;
-  /** Incognito contexts opened and not yet closed. */
+  /** Incognito contexts opened for reads and not yet closed (spares not counted). */
   openContexts: number;
+  /** Spare contexts with a blank page, opened ahead of the next read (at most one per browser). */
+  spares: number;
   /** Reads holding a page slot. */
   activeReads: number;
   /** Reads waiting for a page slot. */
@@ -87,16 +91,6 @@ interface ReadResources {
   stopped: boolean;
 }
 
-/** Waits for `promise` to settle, or `ms` at most; never rejects. */
-async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  await Promise.race([promise.then(() => undefined, () => undefined), timeout]);
-  clearTimeout(timer);
-}
 
 /** Maps whatever a read threw to a {@link BrowserGridError}. */
 function classify(error: unknown, url: string): BrowserGridError {
@@ -114,9 +108,9 @@ function classify(error: unknown, url: string): BrowserGridError {
 
 /**
  * Reads product pages through headless Chromium: remote browsers over CDP
- * (`BROWSER_WS_ENDPOINTS`) or one local Chromium. Each read gets a fresh incognito context with
- * the marketplace's language and currency pinned (`Accept-Language`, `i18n-prefs`/`lc-main`
- * cookies); images, media, fonts and stylesheets are blocked, and in replay mode every origin
+ * (`BROWSER_WS_ENDPOINTS`) or one local Chromium. Each read gets a fresh incognito context (opened
+ * ahead of time as a spare when the browser had a moment: `SparePages`) with the marketplace's
+ * language and currency pinned (`Accept-Language`, `i18n-prefs`/`lc-main` cookies); images, media, fonts and stylesheets are blocked, and in replay mode every origin
  * but `sourceOrigin`. A browser that disconnects or crashes is reconnected/relaunched on the next read.
  */
 export class BrowserGrid implements AsyncDisposable {
@@ -128,6 +122,7 @@ export class BrowserGrid implements AsyncDisposable {
   private nextSlot = 0;
   private openPages = 0;
   private openContexts = 0;
+  private readonly spares: SparePages;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -136,6 +131,7 @@ export class BrowserGrid implements AsyncDisposable {
   ) {
     this.semaphore = new Semaphore(options.maxPages * slots.length);
     this.logger = options.logger ?? pino({ enabled: false });
+    this.spares = new SparePages(this.logger);
     this.sourceOrigin = options.sourceOrigin ? new URL(options.sourceOrigin).origin : undefined;
   }
 
@@ -169,6 +165,7 @@ export class BrowserGrid implements AsyncDisposable {
       const detail = failures.map(({ slot, reason }) => `${slot.label}: ${reason instanceof Error ? reason.message : String(reason)}`);
       throw new BrowserStartError(`no browser available: ${detail.join('; ')}`, { cause: failures[0]?.reason });
     }
+    for (const slot of grid.slots) grid.spares.replenish(slot);
     return grid;
   }
 
@@ -197,6 +194,10 @@ export class BrowserGrid implements AsyncDisposable {
    *   that is unreachable, crashed or disconnected.
    * @throws ReadCancelledError when `signal` aborts (queued or running); page and context are closed first.
    * @throws BrowserGridClosedError when the grid is closed.
+   *
+   * A successful read answers as soon as the document's bytes are taken; its page and context
+   * close after that, while the read still holds its page slot (so open pages never exceed the
+   * bound, and `close` waits for them).
    */
   async read(request: ReadRequest): Promise<SourcePage> {
     if (this.closing) throw new BrowserGridClosedError('browser grid is closed');
@@ -206,13 +207,14 @@ export class BrowserGrid implements AsyncDisposable {
     const cancelled = (): ReadCancelledError => new ReadCancelledError(`read of ${url} cancelled`, { cause: signal?.reason });
     const release = await this.semaphore.acquire(signal, cancelled);
     const run = this.runRead(request, url, cancelled);
-    this.reads.add(run);
-    try {
-      return await run;
-    } finally {
-      this.reads.delete(run);
+    // The read's whole life, the clean-up after a success included; never rejects.
+    const life = run.then((done) => done.cleanup, () => undefined);
+    this.reads.add(life);
+    void life.finally(() => {
+      this.reads.delete(life);
       release();
-    }
+    });
+    return (await run).page;
   }
 
   /** Current counters. */
@@ -220,6 +222,7 @@ export class BrowserGrid implements AsyncDisposable {
     return {
       openPages: this.openPages,
       openContexts: this.openContexts,
+      spares: this.spares.ready,
       activeReads: this.semaphore.active,
       queued: this.semaphore.queued,
       browsers: this.slots.map((slot) => ({
@@ -240,7 +243,9 @@ export class BrowserGrid implements AsyncDisposable {
       const error = new BrowserGridClosedError('browser grid closed');
       this.semaphore.rejectAll(error);
       for (const interrupt of this.interrupts) interrupt(error);
+      const sparesClosed = this.spares.close(); // first, so that no read's clean-up opens another
       await within(Promise.allSettled([...this.reads]), CLOSE_TIMEOUT_MS * 2);
+      await within(sparesClosed, CLOSE_TIMEOUT_MS * 2);
       await Promise.allSettled(this.slots.map((slot) => slot.close()));
     })();
     return this.closing;
@@ -269,7 +274,11 @@ export class BrowserGrid implements AsyncDisposable {
     return leastBusy(preferred) ?? leastBusy(order);
   }
 
-  private async runRead(request: ReadRequest, url: string, cancelled: () => ReadCancelledError): Promise<SourcePage> {
+  /**
+   * One read holding a page slot. Resolves with the page and the clean-up under way (closing its
+   * page and context; never rejects); rejects only after that clean-up is done.
+   */
+  private async runRead(request: ReadRequest, url: string, cancelled: () => ReadCancelledError): Promise<{ page: SourcePage; cleanup: Promise<void> }> {
     const { signal } = request;
     if (signal?.aborted) throw cancelled();
     // Which browser the read holds; `acquireBrowser` may move it to another one.
@@ -292,22 +301,9 @@ export class BrowserGrid implements AsyncDisposable {
     );
 
     const work = this.navigate(lease, request.marketplace, url, resources);
-    try {
-      const document = await Promise.race([work, interrupted]);
-      const page: SourcePage = {
-        httpStatus: document.status,
-        bytes: document.bytes,
-        ...(document.contentType !== undefined && { contentType: document.contentType }),
-        requestedUrl: url,
-        loadMs: Math.round(performance.now() - started),
-      };
-      this.logger.debug({ url, status: page.httpStatus, bytes: page.bytes.length, loadMs: page.loadMs, browser: lease.slot.label }, 'page read');
-      return page;
-    } catch (error) {
-      const classified = classify(error, url);
-      this.logger.debug({ url, err: classified, browser: lease.slot.label }, 'page read failed');
-      throw classified;
-    } finally {
+    const cleanup = async (): Promise<void> => {
+      // The next read on this browser finds its context and page open (worker/browser/spare-pages.ts).
+      this.spares.replenish(lease.slot);
       clearTimeout(deadline);
       signal?.removeEventListener('abort', onAbort);
       this.interrupts.delete(interrupt);
@@ -316,7 +312,26 @@ export class BrowserGrid implements AsyncDisposable {
       await this.closeResources(resources);
       await within(work, CLOSE_TIMEOUT_MS);
       lease.slot.active -= 1;
+    };
+    let document: Awaited<typeof work>;
+    try {
+      document = await Promise.race([work, interrupted]);
+    } catch (error) {
+      const classified = classify(error, url);
+      this.logger.debug({ url, err: classified, browser: lease.slot.label }, 'page read failed');
+      await cleanup();
+      throw classified;
     }
+    const page: SourcePage = {
+      httpStatus: document.status,
+      bytes: document.bytes,
+      ...(document.contentType !== undefined && { contentType: document.contentType }),
+      requestedUrl: url,
+      loadMs: Math.round(performance.now() - started),
+    };
+    this.logger.debug({ url, status: page.httpStatus, bytes: page.bytes.length, loadMs: page.loadMs, browser: lease.slot.label }, 'page read');
+    // The caller has its bytes now; the page and context close behind it.
+    return { page, cleanup: cleanup() };
   }
 
   /**
@@ -352,9 +367,14 @@ export class BrowserGrid implements AsyncDisposable {
     try {
       const browser = await this.acquireBrowser(lease, url, resources);
       stopIfOver();
-      const context = await browser.createBrowserContext();
+      const spare = await this.spares.take(lease.slot, browser);
+      const context = spare?.context ?? (await browser.createBrowserContext());
       resources.context = context;
       this.openContexts += 1;
+      if (spare) {
+        resources.page = spare.page;
+        this.openPages += 1;
+      }
       stopIfOver();
       const host = new URL(url).hostname;
       await context.setCookie(
@@ -362,22 +382,28 @@ export class BrowserGrid implements AsyncDisposable {
         { name: 'lc-main', value: marketplace.language, domain: host, path: '/' },
       );
       stopIfOver();
-      const page = await context.newPage();
-      resources.page = page;
-      this.openPages += 1;
+      if (!resources.page) {
+        resources.page = await context.newPage();
+        this.openPages += 1;
+      }
+      const page = resources.page;
       stopIfOver();
       await Promise.all([
         page.setExtraHTTPHeaders({ 'Accept-Language': marketplace.acceptLanguage }),
         page.setUserAgent({ userAgent: await lease.slot.headfulUserAgent(browser) }),
       ]);
       stopIfOver();
-      return await capturePage(page, {
+      const document = await capturePage(page, {
         url,
         timeoutMs: this.options.navTimeoutMs,
         ...(this.sourceOrigin !== undefined && { allowedOrigin: this.sourceOrigin }),
       });
-    } finally {
+      // On success `runRead` closes page and context after answering; unless the read was already over.
+      if (resources.stopped) await this.closeResources(resources);
+      return document;
+    } catch (error) {
       await this.closeResources(resources);
+      throw error;
     }
   }
 
