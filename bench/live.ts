@@ -6,8 +6,9 @@
  *   default 200, after 20 warm-up requests): p50 / p95;
  * - fresh read (`max_age_minutes: 0`) through the Temporal workflow, Chromium and the replay
  *   server, cycling over the replay folder's product pages (BENCH_LIVE_READS, default 40, after 3
- *   warm-up reads): p50 / p95 of the total, of the page load and of the service's own overhead
- *   (total − page load). The page load is the browser grid's own `loadMs` of each read (context
+ *   warm-up reads), each sent BENCH_LIVE_GAP_MS (default 1,000) after the previous answer, as
+ *   independent live requests arrive: p50 / p95 of the total, of the page load and of the
+ *   service's own overhead (total − page load); then the same reads back to back (p50 of each). The page load is the browser grid's own `loadMs` of each read (context
  *   setup + navigation + the replay server serving the page, queue wait excluded), which the worker
  *   logs with every stored observation; the bench captures the service's log lines.
  *   The overhead is then split further: the parser's time on the same pages (parseProductPage in
@@ -68,6 +69,7 @@ async function workflowSpans(address: string, namespace: string, workflowId: str
 
 const HITS = envInt('BENCH_LIVE_HITS', 200);
 const READS = envInt('BENCH_LIVE_READS', 40);
+const GAP_MS = envInt('BENCH_LIVE_GAP_MS', 1000);
 
 await runPart('live', 'live: cache hit and fresh read', {}, async (bench, results) => {
   const account = await benchAccount(bench.prisma);
@@ -79,7 +81,7 @@ await runPart('live', 'live: cache hit and fresh read', {}, async (bench, result
   for (let i = 0; i < 20; i++) await call(url, account.basic, 'POST', hitBody);
   const hits: number[] = [];
   await awaitQuiet('live cache hit');
-  let cpu0 = cpuSnapshot();
+  const cpu0 = cpuSnapshot();
   const ms0 = processCpuMs();
   await withCpuProfile(`live-hit-${bench.kind}`, async () => {
     for (let i = 0; i < HITS; i++) {
@@ -115,31 +117,45 @@ await runPart('live', 'live: cache hit and fresh read', {}, async (bench, result
     return { total: r.ms, loadMs: logged[0]!.loadMs, product: p, taskId: task.id as string, sentAt, answeredAt: Date.now() };
   };
   for (let i = 0; i < 3; i++) await read(i);
-  const totals: number[] = [];
-  const loads: number[] = [];
-  const overheads: number[] = [];
-  const readPages: typeof products = [];
-  const spans: Spans[] = [];
-  await awaitQuiet('live fresh read');
-  cpu0 = cpuSnapshot();
-  await withCpuProfile(`live-fresh-${bench.kind}`, async () => {
-    for (let i = 0; i < READS; i++) {
-      const r = await read(i);
-      totals.push(r.total);
-      loads.push(r.loadMs);
-      overheads.push(r.total - r.loadMs);
-      readPages.push(r.product);
-      spans.push({ ...(await workflowSpans(bench.stack.temporalAddress, bench.stack.config.TEMPORAL_NAMESPACE, r.taskId, r.sentAt, r.answeredAt)), loadMs: r.loadMs });
-    }
-  });
-  cpu = cpuShare(cpu0, cpuSnapshot());
-  console.log(`  fresh reads: ${READS} sequential requests over ${products.length} pages (median ${Math.round(p50(products.map((p) => p.bytes)) / 1024)} KiB); ${cpuText(cpu)}`);
-  results.add('live fresh read total p50', p50(totals), 'ms', { cpu });
+  const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  /** READS sequential fresh reads, each sent `gapMs` after the previous answer. */
+  const series = async (label: string, gapMs: number) => {
+    const out = { totals: [] as number[], loads: [] as number[], overheads: [] as number[], pages: [] as typeof products, spans: [] as Spans[] };
+    await awaitQuiet(`live fresh read (${label})`);
+    const before = cpuSnapshot();
+    await withCpuProfile(`live-fresh-${label}-${bench.kind}`, async () => {
+      for (let i = 0; i < READS; i++) {
+        await sleep(gapMs);
+        const r = await read(i);
+        out.totals.push(r.total);
+        out.loads.push(r.loadMs);
+        out.overheads.push(r.total - r.loadMs);
+        out.pages.push(r.product);
+        out.spans.push({ ...(await workflowSpans(bench.stack.temporalAddress, bench.stack.config.TEMPORAL_NAMESPACE, r.taskId, r.sentAt, r.answeredAt)), loadMs: r.loadMs });
+      }
+    });
+    return { ...out, cpu: cpuShare(before, cpuSnapshot()) };
+  };
+  // Spaced as independent live requests arrive (the browser's own clean-up and spare page are done
+  // by the next one), then back to back (the browser's background work shares the CPU with the next
+  // read's parse and Temporal hops).
+  const spaced = await series('spaced', GAP_MS);
+  const { totals, loads, overheads, pages: readPages, spans } = spaced;
+  cpu = spaced.cpu;
+  const pageSizes = `${products.length} pages (median ${Math.round(p50(products.map((p) => p.bytes)) / 1024)} KiB)`;
+  console.log(`  fresh reads: ${READS} sequential requests ${GAP_MS} ms apart over ${pageSizes}; ${cpuText(cpu)}`);
+  const packed = await series('back-to-back', 0);
+  console.log(`  fresh reads back to back: ${READS} sequential requests over ${pageSizes}; ${cpuText(packed.cpu)}`);
+  results.add('live fresh read total p50', p50(totals), 'ms', { cpu, note: `one read every ${GAP_MS} ms after the previous answer` });
   results.add('live fresh read total p95', p95(totals), 'ms');
   results.add('live fresh read page load (loadMs) p50', p50(loads), 'ms');
   results.add('live fresh read page load (loadMs) p95', p95(loads), 'ms');
   results.add('live fresh read overhead p50', p50(overheads), 'ms', { target: { op: '<=', limit: 150 }, cpu });
   results.add('live fresh read overhead p95', p95(overheads), 'ms');
+  results.add('live fresh read back-to-back total p50', p50(packed.totals), 'ms', { cpu: packed.cpu, note: 'each read sent as the previous one is answered' });
+  results.add('live fresh read back-to-back page load p50', p50(packed.loads), 'ms');
+  results.add('live fresh read back-to-back overhead p50', p50(packed.overheads), 'ms');
+  results.add('live fresh read back-to-back overhead p95', p95(packed.overheads), 'ms');
 
   // Where the overhead goes: the parser's share, timed on the same pages in this process.
   const parseMs: number[] = [];

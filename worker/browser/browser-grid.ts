@@ -81,6 +81,8 @@ const SETUP_ALLOWANCE_MS = 15_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 /** How long a browser that failed to connect/launch is avoided while others are usable, ms. */
 const AVOID_AFTER_FAILURE_MS = 2_000;
+/** Idle time after which spare pages are opened, ms. */
+const SPARE_AFTER_IDLE_MS = 250;
 const ASIN_PATTERN = /^[A-Za-z0-9]{10}$/;
 
 /** Page and context of one read; each is closed once, by whoever gets to it first. */
@@ -109,7 +111,7 @@ function classify(error: unknown, url: string): BrowserGridError {
 /**
  * Reads product pages through headless Chromium: remote browsers over CDP
  * (`BROWSER_WS_ENDPOINTS`) or one local Chromium. Each read gets a fresh incognito context (opened
- * ahead of time as a spare when the browser had a moment: `SparePages`) with the marketplace's
+ * ahead of time as a spare while the grid was idle: `SparePages`) with the marketplace's
  * language and currency pinned (`Accept-Language`, `i18n-prefs`/`lc-main` cookies); images, media, fonts and stylesheets are blocked, and in replay mode every origin
  * but `sourceOrigin`. A browser that disconnects or crashes is reconnected/relaunched on the next read.
  */
@@ -124,6 +126,7 @@ export class BrowserGrid implements AsyncDisposable {
   private openContexts = 0;
   private readonly spares: SparePages;
   private closing: Promise<void> | undefined;
+  private spareTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly slots: readonly BrowserSlot[],
@@ -165,7 +168,7 @@ export class BrowserGrid implements AsyncDisposable {
       const detail = failures.map(({ slot, reason }) => `${slot.label}: ${reason instanceof Error ? reason.message : String(reason)}`);
       throw new BrowserStartError(`no browser available: ${detail.join('; ')}`, { cause: failures[0]?.reason });
     }
-    for (const slot of grid.slots) grid.spares.replenish(slot);
+    grid.openSparesWhenIdle();
     return grid;
   }
 
@@ -213,8 +216,25 @@ export class BrowserGrid implements AsyncDisposable {
     void life.finally(() => {
       this.reads.delete(life);
       release();
+      this.openSparesWhenIdle();
     });
     return (await run).page;
+  }
+
+  /**
+   * Once no read has held or awaited a slot for {@link SPARE_AFTER_IDLE_MS}, opens a spare context
+   * and page on every connected browser lacking one (worker/browser/spare-pages.ts), so that the
+   * next read does not wait for a renderer to start. Only idle time is used: opening a page costs
+   * a renderer's start-up CPU, which would otherwise compete with reads and their parsing.
+   */
+  private openSparesWhenIdle(): void {
+    if (this.closing || this.semaphore.active > 0 || this.semaphore.queued > 0) return;
+    clearTimeout(this.spareTimer);
+    this.spareTimer = setTimeout(() => {
+      if (this.closing || this.semaphore.active > 0 || this.semaphore.queued > 0) return;
+      for (const slot of this.slots) this.spares.replenish(slot);
+    }, SPARE_AFTER_IDLE_MS);
+    this.spareTimer.unref();
   }
 
   /** Current counters. */
@@ -243,7 +263,8 @@ export class BrowserGrid implements AsyncDisposable {
       const error = new BrowserGridClosedError('browser grid closed');
       this.semaphore.rejectAll(error);
       for (const interrupt of this.interrupts) interrupt(error);
-      const sparesClosed = this.spares.close(); // first, so that no read's clean-up opens another
+      clearTimeout(this.spareTimer);
+      const sparesClosed = this.spares.close(); // first, so that no spare is opened afterwards
       await within(Promise.allSettled([...this.reads]), CLOSE_TIMEOUT_MS * 2);
       await within(sparesClosed, CLOSE_TIMEOUT_MS * 2);
       await Promise.allSettled(this.slots.map((slot) => slot.close()));
@@ -302,8 +323,6 @@ export class BrowserGrid implements AsyncDisposable {
 
     const work = this.navigate(lease, request.marketplace, url, resources);
     const cleanup = async (): Promise<void> => {
-      // The next read on this browser finds its context and page open (worker/browser/spare-pages.ts).
-      this.spares.replenish(lease.slot);
       clearTimeout(deadline);
       signal?.removeEventListener('abort', onAbort);
       this.interrupts.delete(interrupt);

@@ -18,6 +18,9 @@ export const LOCAL_CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--disable-dev-shm-usage',
+  // Chromium 15x preloads the omnibox popup as a WebUI renderer in every window, headless too: a
+  // renderer start per incognito context and CPU while idle (puppeteer upstream #15278 turns it off).
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
 ] as const;
 
 /** Where a slot's browser comes from. */
