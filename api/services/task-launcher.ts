@@ -52,14 +52,18 @@ export function temporalTaskLauncher(client: Client, config: Config): TaskLaunch
       }
     },
     async waitFor(taskId, budgetMs) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), budgetMs); });
-      const result = client.workflow.getHandle(taskId).result().then(
-        () => true,
-        (error) => { if (error instanceof WorkflowFailedError) return true; throw error; },
-      );
+      // The result's long poll is cancelled when the budget runs out: nothing stays in flight on
+      // the connection after the request (a pending call retried after the connection closed
+      // would throw from a timer).
+      const budget = new AbortController();
+      const timer = setTimeout(() => budget.abort(), budgetMs);
       try {
-        return await Promise.race([result, timeout]);
+        await client.withAbortSignal(budget.signal, () => client.workflow.getHandle(taskId).result());
+        return true;
+      } catch (error) {
+        if (error instanceof WorkflowFailedError) return true;
+        if (budget.signal.aborted) return false;
+        throw error;
       } finally {
         clearTimeout(timer);
       }
