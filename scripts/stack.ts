@@ -26,6 +26,11 @@ export interface Stack {
 }
 
 export interface StackOptions {
+  /**
+   * Frontend port of the embedded Temporal dev server; omitted → any free port (so stacks started
+   * side by side, as test files are, never race for one port). `npm start` asks for 7233 if free.
+   */
+  temporalPort?: number;
   /** Web UI port of the embedded Temporal dev server; `false` disables it. Default 8233 if free. */
   temporalUiPort?: number | false;
   /** Keep the embedded Temporal history in DATA_DIR (default true; tests use memory). */
@@ -47,6 +52,7 @@ export async function startStack(config: Config, logger: Logger, options: StackO
     if (!config.TEMPORAL_ADDRESS) {
       devServer = await startTemporalDevServer({
         dbFile: options.persistTemporal === false ? undefined : path.join(config.DATA_DIR, 'temporal.db'),
+        port: options.temporalPort,
         uiPort: options.temporalUiPort,
         namespace: config.TEMPORAL_NAMESPACE,
         cliPath: config.TEMPORAL_CLI_PATH,

@@ -2,6 +2,7 @@
  * `npm start`: the whole service on embedded defaults, in the foreground; Ctrl-C stops everything
  * it started (operations-contract.md "Commands").
  */
+import getPort from 'get-port';
 import { loadConfig } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
 import { startStack } from './stack.js';
@@ -9,7 +10,8 @@ import { startStack } from './stack.js';
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
 const t0 = performance.now();
-const stack = await startStack(config, logger);
+// The Temporal CLI's own default frontend port, so `temporal workflow list` works without flags.
+const stack = await startStack(config, logger, { temporalPort: await getPort({ port: 7233 }) });
 logger.info(
   {
     api: stack.api.url,

@@ -19,7 +19,10 @@ export interface TemporalDevServer {
 export interface DevServerOptions {
   /** SQLite file; omitted → in-memory (tests). */
   dbFile?: string;
-  /** Frontend port; omitted → 7233 if free, else any free port. */
+  /**
+   * Frontend port; omitted → any free port, and another one if the server cannot bind it (another
+   * process may take a free port between the check and the bind).
+   */
   port?: number;
   /** Web UI port; `false` disables the UI. Default 8233 if free, else any free port. */
   uiPort?: number | false;
@@ -34,8 +37,20 @@ export interface DevServerOptions {
  * @throws when the CLI is missing or the server does not come up.
  */
 export async function startTemporalDevServer(options: DevServerOptions = {}): Promise<TemporalDevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, options.port ?? (await getPort()));
+    } catch (error) {
+      if (!(error instanceof ExitedAtStartError) || options.port !== undefined || attempt >= 3) throw error;
+    }
+  }
+}
+
+/** The dev server exited before it answered (typically: its port was taken meanwhile). */
+class ExitedAtStartError extends Error {}
+
+async function startOnce(options: DevServerOptions, port: number): Promise<TemporalDevServer> {
   const cli = findTemporalCli(options.cliPath);
-  const port = options.port ?? (await getPort({ port: 7233 }));
   const uiPort = options.uiPort === false ? undefined : (options.uiPort ?? (await getPort({ port: 8233 })));
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
   // One partition per task queue: Temporal enforces priority keys within a partition, so with one
@@ -68,11 +83,12 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
   const address = `127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited) throw new Error(`temporal dev server exited at start (${cli} ${args.join(' ')})${options.logFile ? `; see ${options.logFile}` : ''}`);
+    if (exited) throw new ExitedAtStartError(`temporal dev server exited at start (${cli} ${args.join(' ')})${options.logFile ? `; see ${options.logFile}` : ''}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       await connection.workflowService.getSystemInfo({});
       await connection.close();
+      if (exited) continue; // what answered was another process's server on the same port
       break;
     } catch (error) {
       if (Date.now() > deadline) {
