@@ -93,7 +93,6 @@ interface ReadResources {
   stopped: boolean;
 }
 
-
 /** Maps whatever a read threw to a {@link BrowserGridError}. */
 function classify(error: unknown, url: string): BrowserGridError {
   if (error instanceof BrowserGridError) return error;
@@ -111,9 +110,10 @@ function classify(error: unknown, url: string): BrowserGridError {
 /**
  * Reads product pages through headless Chromium: remote browsers over CDP
  * (`BROWSER_WS_ENDPOINTS`) or one local Chromium. Each read gets a fresh incognito context (opened
- * ahead of time as a spare while the grid was idle: `SparePages`) with the marketplace's
- * language and currency pinned (`Accept-Language`, `i18n-prefs`/`lc-main` cookies); images, media, fonts and stylesheets are blocked, and in replay mode every origin
- * but `sourceOrigin`. A browser that disconnects or crashes is reconnected/relaunched on the next read.
+ * ahead of time as a spare while the grid was idle: `SparePages`) with the marketplace's language
+ * and currency pinned (`Accept-Language`, `i18n-prefs`/`lc-main` cookies); every request but the
+ * document is blocked (worker/browser/page-capture.ts), and in replay mode every origin but
+ * `sourceOrigin`. A browser that disconnects or crashes is reconnected/relaunched on the next read.
  */
 export class BrowserGrid implements AsyncDisposable {
   private readonly semaphore: Semaphore;
