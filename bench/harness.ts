@@ -57,6 +57,20 @@ export async function replayProducts(dir: string): Promise<ReplayProduct[]> {
 /** One log line the service wrote (pino JSON). */
 export type LogLine = Record<string, unknown> & { level: number; msg?: string; time: number };
 
+/** One stored read as the worker logged it: its key (`marketplace:ASIN`) and its timings, ms. */
+export interface LoggedRead {
+  key: string;
+  time: number;
+  /** The browser grid's page load (slot acquired → bytes taken). */
+  loadMs: number;
+  /** Waiting for a page slot (the activity's fetch time minus loadMs). */
+  waitMs: number;
+  /** Decoding and parsing the page. */
+  parseMs: number;
+  /** Storing the observation, recording the read and completing the task. */
+  storeMs: number;
+}
+
 /** Keeps the service's log lines in memory; warnings and errors are also echoed (first 20). */
 export class LogCapture {
   readonly lines: LogLine[] = [];
@@ -81,10 +95,11 @@ export class LogCapture {
   }
 
   /** `loadMs` of every read the worker logged since index `from`, by `<marketplace>:<asin>`. */
-  reads(from = 0): { key: string; loadMs: number; time: number }[] {
+  reads(from = 0): LoggedRead[] {
+    const num = (v: unknown) => (typeof v === 'number' ? v : NaN);
     return this.lines.slice(from).flatMap((l) =>
       typeof l.loadMs === 'number' && (l.msg === 'observation stored' || l.msg === 'product not found')
-        ? [{ key: `${String(l.marketplace)}:${String(l.asin)}`, loadMs: l.loadMs, time: l.time }]
+        ? [{ key: `${String(l.marketplace)}:${String(l.asin)}`, loadMs: l.loadMs, time: l.time, waitMs: num(l.waitMs), parseMs: num(l.parseMs), storeMs: num(l.storeMs) }]
         : [],
     );
   }

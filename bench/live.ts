@@ -36,13 +36,17 @@ interface Spans {
   readToEnd: number;
   afterEnd: number;
   loadMs: number;
+  /** The activity's own timings as the worker logged them (bench/harness.ts LoggedRead). */
+  waitMs: number;
+  parseMs: number;
+  storeMs: number;
 }
 
 /** A Temporal client per dev server (each run of the part starts its own). */
 const temporalClients = new Map<string, Client>();
 
 /** Splits one live read along its workflow's history (event times of the Temporal server; same machine clock). */
-async function workflowSpans(address: string, namespace: string, workflowId: string, sentAt: number, answeredAt: number): Promise<Omit<Spans, 'loadMs'>> {
+async function workflowSpans(address: string, namespace: string, workflowId: string, sentAt: number, answeredAt: number): Promise<Omit<Spans, 'loadMs' | 'waitMs' | 'parseMs' | 'storeMs'>> {
   let temporal = temporalClients.get(address);
   if (!temporal) {
     temporal = new Client({ connection: await Connection.connect({ address }), namespace });
@@ -114,7 +118,8 @@ await runPart('live', 'live: cache hit and fresh read', {}, async (bench, result
       logged = bench.logs.reads(mark).filter((x) => x.key === `${p.marketplace}:${p.asin}`);
     }
     if (logged.length !== 1) throw new Error(`expected one logged read of ${p.file}, found ${logged.length}`);
-    return { total: r.ms, loadMs: logged[0]!.loadMs, product: p, taskId: task.id as string, sentAt, answeredAt: Date.now() };
+    const { loadMs, waitMs, parseMs, storeMs } = logged[0]!;
+    return { total: r.ms, loadMs, waitMs, parseMs, storeMs, product: p, taskId: task.id as string, sentAt, answeredAt: Date.now() };
   };
   for (let i = 0; i < 3; i++) await read(i);
   const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
@@ -131,7 +136,7 @@ await runPart('live', 'live: cache hit and fresh read', {}, async (bench, result
         out.loads.push(r.loadMs);
         out.overheads.push(r.total - r.loadMs);
         out.pages.push(r.product);
-        out.spans.push({ ...(await workflowSpans(bench.stack.temporalAddress, bench.stack.config.TEMPORAL_NAMESPACE, r.taskId, r.sentAt, r.answeredAt)), loadMs: r.loadMs });
+        out.spans.push({ ...(await workflowSpans(bench.stack.temporalAddress, bench.stack.config.TEMPORAL_NAMESPACE, r.taskId, r.sentAt, r.answeredAt)), loadMs: r.loadMs, waitMs: r.waitMs, parseMs: r.parseMs, storeMs: r.storeMs });
       }
     });
     return { ...out, cpu: cpuShare(before, cpuSnapshot()) };
@@ -180,6 +185,10 @@ await runPart('live', 'live: cache hit and fresh read', {}, async (bench, result
   results.add('  span: request → workflow started p50', span('beforeStart'), 'ms');
   results.add('  span: workflow start → read activity start p50', span('startToRead'), 'ms');
   results.add('  span: read activity minus loadMs p50', p50(spans.map((x) => x.read - x.loadMs)), 'ms', { note: 'decode + parse + store' });
+  results.add('    of which page-slot wait (worker log) p50', span('waitMs'), 'ms');
+  results.add('    of which decode + parse (worker log) p50', span('parseMs'), 'ms');
+  results.add('    of which store, record, complete task (worker log) p50', span('storeMs'), 'ms');
+  results.add('    the rest (activity dispatch and completion) p50', p50(spans.map((x) => x.read - x.loadMs - x.waitMs - x.parseMs - x.storeMs)), 'ms');
   results.add('  span: read activity end → workflow end p50', span('readToEnd'), 'ms');
   results.add('  span: workflow end → answer p50', span('afterEnd'), 'ms');
   await temporalClients.get(bench.stack.temporalAddress)?.connection.close();

@@ -148,21 +148,47 @@ const COMPLETE_FROM_OBSERVATION: Statement = {
       WHERE id = $1::uuid AND state IN ('queued', 'running') AND EXISTS (SELECT 1 FROM o WHERE status <> 'not_found')
       RETURNING id
     )
-    SELECT (SELECT status FROM o) AS status, (SELECT count(*)::int FROM done) AS updated`,
+    SELECT (SELECT status FROM o) AS status, (SELECT count(*)::int FROM done) AS updated,
+      (SELECT status_code FROM tasks WHERE id = $1::uuid) AS previous_code`,
 };
+
+/** What completing a task from an observation did. */
+export interface TaskCompletion {
+  /** false when the task had already finished (nothing changed). */
+  changed: boolean;
+  /** The task's status code afterwards: 20000, 40402, or the code it had already finished with. */
+  statusCode: number;
+}
 
 /**
  * Completes a task from an observation: 20000, or 40402 (refunded) when the observation says the
  * product does not exist. One statement (two for 40402).
- * @returns false when the task had already finished (nothing changed).
- * @throws Error when the observation does not exist
+ * @throws Error when the observation or the task does not exist
  */
-export async function completeTaskFromObservation(prisma: PrismaClient, taskId: string, observationId: bigint): Promise<boolean> {
-  const { rows } = await sqlOf(prisma).query<{ status: string | null; updated: number }>(COMPLETE_FROM_OBSERVATION, [taskId, observationId.toString(), statusMessage(20000)]);
+export async function finishTaskFromObservation(prisma: PrismaClient, taskId: string, observationId: bigint): Promise<TaskCompletion> {
+  const { rows } = await sqlOf(prisma).query<{ status: string | null; updated: number; previous_code: number | null }>(
+    COMPLETE_FROM_OBSERVATION, [taskId, observationId.toString(), statusMessage(20000)],
+  );
   const row = rows[0]!;
   if (row.status === null) throw new Error(`observation ${observationId} not found`);
-  if (row.status === 'not_found') return failTask(prisma, taskId, 40402, observationId);
-  return row.updated === 1;
+  if (row.updated === 1) return { changed: true, statusCode: 20000 };
+  if (row.status === 'not_found' && (await failTask(prisma, taskId, 40402, observationId))) return { changed: true, statusCode: 40402 };
+  if (row.previous_code === null) throw new Error(`task ${taskId} not found`);
+  // Already finished (a retried read, or the live budget ran out first): its code stands.
+  return { changed: false, statusCode: (await sqlOf(prisma).query<{ status_code: number }>(TASK_STATUS_CODE, [taskId])).rows[0]!.status_code };
+}
+
+const TASK_STATUS_CODE: Statement = {
+  name: 'tasks:status-code',
+  text: `SELECT status_code FROM tasks WHERE id = $1::uuid`,
+};
+
+/**
+ * Completes a task from an observation (see finishTaskFromObservation).
+ * @returns false when the task had already finished (nothing changed).
+ */
+export async function completeTaskFromObservation(prisma: PrismaClient, taskId: string, observationId: bigint): Promise<boolean> {
+  return (await finishTaskFromObservation(prisma, taskId, observationId)).changed;
 }
 
 // The task's cost before the failure (locked, so a concurrent failure waits and then finds the

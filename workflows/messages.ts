@@ -46,6 +46,8 @@ export interface ReadProductResult {
   /** Stored observation id, as a decimal string (bigint is not JSON). */
   observationId: string;
   status: 'ok' | 'no_bsr' | 'not_found';
+  /** Only when the read was given a task id: the task's status code after the read completed it. */
+  statusCode?: number;
 }
 
 /** How a `productTask` workflow ended. */

@@ -35,11 +35,15 @@ export async function productTask(input: ProductTaskInput): Promise<ProductTaskO
       maximumAttempts: input.readAttempts,
     },
   });
-  const bookkeeping = patched('bookkeeping-local-activities') ? localBookkeeping : queuedBookkeeping;
-  await bookkeeping.markTaskRunning({ taskId: input.taskId });
+  // The read marks and completes its task itself: no activity between the workflow's start and
+  // the read, none between the read and the workflow's end (issue 9's fresh-read overhead).
+  // Workflows started before patch `read-completes-task` replay with their bookkeeping activities.
+  const readCompletes = patched('read-completes-task');
+  const bookkeeping = readCompletes || patched('bookkeeping-local-activities') ? localBookkeeping : queuedBookkeeping;
+  if (!readCompletes) await bookkeeping.markTaskRunning({ taskId: input.taskId });
   try {
-    const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace });
-    const statusCode = await bookkeeping.completeTask({ taskId: input.taskId, observationId: read.observationId });
+    const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, ...(readCompletes ? { taskId: input.taskId } : {}) });
+    const statusCode = read.statusCode ?? (await bookkeeping.completeTask({ taskId: input.taskId, observationId: read.observationId }));
     await startWebhookDeliveries(input.taskId, input.webhooks);
     return { taskId: input.taskId, statusCode, observationId: read.observationId };
   } catch (error) {

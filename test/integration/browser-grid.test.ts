@@ -13,7 +13,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { startReplayServer, type ReplayServer } from '../../replay/server.js';
-import { BrowserGrid } from '../../worker/browser/browser-grid.js';
+import { BrowserGrid, CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from '../../worker/browser/browser-grid.js';
 import { LOCAL_CHROMIUM_ARGS } from '../../worker/browser/browser-slot.js';
 import { resolveChromePath } from '../../worker/browser/chrome-path.js';
 import {
@@ -112,12 +112,15 @@ class RecordingServer {
   }
 }
 
-/** Every page and context closed and no read holding or awaiting a slot (a read's page closes just after it answers). */
+/**
+ * Every page and context closed and no read holding or awaiting a slot (a read's page closes when
+ * its caller calls `done()`, or RELEASE_TIMEOUT_MS after it answered).
+ */
 async function expectIdle(grid: BrowserGrid): Promise<void> {
   await expect.poll(() => {
     const stats = grid.stats();
     return { openPages: stats.openPages, openContexts: stats.openContexts, activeReads: stats.activeReads, queued: stats.queued };
-  }, { timeout: 5_000 }).toEqual({ openPages: 0, openContexts: 0, activeReads: 0, queued: 0 });
+  }, { timeout: 10_000 }).toEqual({ openPages: 0, openContexts: 0, activeReads: 0, queued: 0 });
 }
 
 let replay: ReplayServer;
@@ -231,6 +234,35 @@ describe('BrowserGrid (local Chromium) with a recording server', () => {
     const pages = await Promise.all(reads);
     expect(pages.map((p) => p.httpStatus)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(recorder.maxInFlight).toBe(2);
+  });
+
+  it('keeps a read\'s page open until its caller is done, unless another read needs the slot', async () => {
+    const open = () => ({ pages: testGrid.stats().openPages, reads: testGrid.stats().activeReads });
+    const first = await testGrid.read({ marketplace: mp('com'), asin: 'ECHOREL001' });
+    const second = await testGrid.read({ marketplace: mp('com'), asin: 'ECHOREL002' });
+    expect(first.done).toBeTypeOf('function');
+    // Both callers still parse and store: their pages stay open, holding both slots.
+    await new Promise((resolve) => setTimeout(resolve, CLOSE_AFTER_DONE_MS + 100));
+    expect(open()).toEqual({ pages: 2, reads: 2 });
+    first.done!();
+    first.done!(); // idempotent
+    await expect.poll(open, { timeout: 3_000 }).toEqual({ pages: 1, reads: 1 });
+    // The third read takes the free slot; the fourth finds both taken by held pages (the second's
+    // and the third's), which close at once rather than when their callers are done.
+    const third = await testGrid.read({ marketplace: mp('com'), asin: 'ECHOREL003' });
+    expect(open()).toEqual({ pages: 2, reads: 2 });
+    const started = performance.now();
+    const fourth = await testGrid.read({ marketplace: mp('com'), asin: 'ECHOREL004' });
+    expect(performance.now() - started).toBeLessThan(RELEASE_TIMEOUT_MS);
+    expect([second.httpStatus, third.httpStatus, fourth.httpStatus]).toEqual([200, 200, 200]);
+    await expect.poll(open, { timeout: 3_000 }).toEqual({ pages: 1, reads: 1 });
+    fourth.done!();
+  });
+
+  it('closes a page its caller never releases after RELEASE_TIMEOUT_MS', async () => {
+    await testGrid.read({ marketplace: mp('com'), asin: 'ECHOREL005' });
+    expect(testGrid.stats().openPages).toBe(1);
+    await expect.poll(() => testGrid.stats().openPages, { timeout: RELEASE_TIMEOUT_MS + 3_000, interval: 100 }).toBe(0);
   });
 
   it('rejects with ReadCancelledError when the signal aborts mid-read, page and context closed', async () => {

@@ -7,6 +7,7 @@ import type { Logger } from '../../core/logger.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { storeObservation } from '../../core/observations.js';
+import { finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js';
 import type { Product } from '../../core/product.js';
 import { recordSourceRead, type SourceReadOutcome } from '../../core/source-reads.js';
 import type { SourcePage } from '../browser/browser-grid.js';
@@ -43,12 +44,20 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  */
 export function createProductReadActivities({ prisma, source, logger }: ProductReadDeps) {
   return {
-    /** With `subscriptionId`, the stored observation is attached to that monitoring subscription. */
-    async readProductPage(input: { asin: string; marketplace: string; subscriptionId?: number }): Promise<ReadProductResult> {
+    /**
+     * With `subscriptionId`, the stored observation is attached to that monitoring subscription.
+     * With `taskId`, the read also does the task's bookkeeping (workflows/product-task.ts): the task
+     * is marked running while the page loads and completed from the stored observation (20000, or
+     * 40402 refunded) before the activity returns; the result carries the task's status code.
+     */
+    async readProductPage(input: { asin: string; marketplace: string; subscriptionId?: number; taskId?: string }): Promise<ReadProductResult> {
       const marketplace = resolveMarketplace(input.marketplace);
       if (!marketplace) throw ApplicationFailure.nonRetryable(`unknown marketplace ${input.marketplace}`, 'BadInput');
       const asin = input.asin.toUpperCase();
+      const { taskId } = input;
       const ctx = Context.current();
+      // Informational, so it runs beside the page load; it lands before the task is completed.
+      const running = taskId ? markTaskRunning(prisma, taskId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'could not mark the task running')) : undefined;
       const heartbeat = setInterval(() => ctx.heartbeat(), 2_000);
       const fetchStart = performance.now();
       let fetchMs: number | undefined;
@@ -60,7 +69,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
         if (ctx.cancellationSignal.aborted) throw error;
         const message = `source read failed: ${(error as Error).message}`;
         fetchMs = performance.now() - fetchStart;
-        await record('unavailable');
+        await Promise.all([record('unavailable'), running]);
         if (error instanceof BrowserGridError && !error.retryable) throw ApplicationFailure.nonRetryable(message, SOURCE_UNAVAILABLE);
         throw ApplicationFailure.retryable(message, SOURCE_UNAVAILABLE);
       } finally {
@@ -69,28 +78,42 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       fetchMs = performance.now() - fetchStart;
       const observedAt = new Date().toISOString();
       const log = logger.child({ asin, marketplace: marketplace.code, httpStatus: page.httpStatus, loadMs: page.loadMs });
-      const html = decodePage(page.bytes, page.contentType);
-      const parsed = parseProductPage(html, marketplace);
-      if (page.httpStatus === 404 || parsed.kind === 'not_found') {
-        const id = await storeObservation(prisma, notFoundProduct(marketplace, asin, observedAt), input.subscriptionId);
-        log.info('product not found');
-        await record('not_found');
-        return { observationId: id.toString(), status: 'not_found' };
+      try {
+        const parseStart = performance.now();
+        const html = decodePage(page.bytes, page.contentType);
+        const parsed = parseProductPage(html, marketplace);
+        // Where the activity's time goes besides the page load (ms), logged with the observation.
+        const timings = { waitMs: Math.round(fetchMs - page.loadMs), parseMs: Math.round(performance.now() - parseStart), storeMs: 0 };
+        /** Stores the observation (and records the read beside it), then completes the task if any. */
+        const finish = async (product: Product, outcome: SourceReadOutcome): Promise<ReadProductResult> => {
+          const storeStart = performance.now();
+          const [id] = await Promise.all([storeObservation(prisma, product, input.subscriptionId), record(outcome), running]);
+          const statusCode = taskId ? (await finishTaskFromObservation(prisma, taskId, id)).statusCode : undefined;
+          timings.storeMs = Math.round(performance.now() - storeStart);
+          return { observationId: id.toString(), status: product.status, ...(statusCode === undefined ? {} : { statusCode }) };
+        };
+        if (page.httpStatus === 404 || parsed.kind === 'not_found') {
+          const result = await finish(notFoundProduct(marketplace, asin, observedAt), 'not_found');
+          log.info(timings, 'product not found');
+          return result;
+        }
+        if (parsed.kind !== 'product' || page.httpStatus >= 400) {
+          const reason = parsed.kind === 'product' ? `HTTP ${page.httpStatus}` : `${parsed.kind}: ${parsed.reason}`;
+          log.warn({ reason }, 'source read blocked');
+          await Promise.all([record('blocked'), running]);
+          throw ApplicationFailure.retryable(`source blocked (${reason})`, SOURCE_BLOCKED);
+        }
+        const product: Product = {
+          asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
+          ...parsed.fields, parser_version: PARSER_VERSION,
+        };
+        const result = await finish(product, product.status);
+        log.info({ status: product.status, ...timings }, 'observation stored');
+        return result;
+      } finally {
+        // Parsed and stored: Chromium may tear the page down now (it competed with both before).
+        page.done?.();
       }
-      if (parsed.kind !== 'product' || page.httpStatus >= 400) {
-        const reason = parsed.kind === 'product' ? `HTTP ${page.httpStatus}` : `${parsed.kind}: ${parsed.reason}`;
-        log.warn({ reason }, 'source read blocked');
-        await record('blocked');
-        throw ApplicationFailure.retryable(`source blocked (${reason})`, SOURCE_BLOCKED);
-      }
-      const product: Product = {
-        asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
-        ...parsed.fields, parser_version: PARSER_VERSION,
-      };
-      const id = await storeObservation(prisma, product, input.subscriptionId);
-      log.info({ status: product.status }, 'observation stored');
-      await record(product.status);
-      return { observationId: id.toString(), status: product.status };
     },
   };
 }
