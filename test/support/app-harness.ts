@@ -15,6 +15,7 @@ import { startEmbeddedPostgres } from '../../core/db/embedded-postgres.js';
 import { applyMigrations } from '../../core/db/migrator.js';
 import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
 import { createLogger } from '../../core/logger.js';
+import { flushUsage } from '../../core/usage.js';
 import { createScratchDatabase } from './env.js';
 
 export interface TestApp {
@@ -77,13 +78,16 @@ export async function startTestApp(options: { database: 'pglite' | 'postgres'; e
     async another() {
       const otherPrisma = createPrisma(dbUrl, pool);
       const other = await listen(otherPrisma);
-      const close = async () => { other.server.close(); await otherPrisma.$disconnect(); };
+      const close = async () => { other.server.close(); await flushUsage(otherPrisma); await otherPrisma.$disconnect(); };
       others.push(close);
       return { url: other.url, close };
     },
     async close() {
       for (const close of others) await close();
       main.server.close();
+      // As the API process does at shutdown: counters of the last second are written, not
+      // attempted later on a closed pool.
+      await flushUsage(prisma);
       await prisma.$disconnect();
       await stopDb();
       fs.rmSync(dataDir, { recursive: true, force: true });
