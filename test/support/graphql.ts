@@ -14,6 +14,7 @@ import type { TaskLauncher } from '../../api/services/task-launcher.js';
 import { loadConfig, type Config } from '../../core/config.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { createLogger } from '../../core/logger.js';
+import { flushUsage } from '../../core/usage.js';
 import { PrismaClient as GeneratedPrismaClient } from '../../prisma/generated/client/client.js';
 
 export interface GqlResponse {
@@ -107,5 +108,5 @@ export function countingPrisma(url: string): { prisma: PrismaClient; statements:
     };
   });
   const prisma = new GeneratedPrismaClient({ adapter: new PrismaPg(pool) });
-  return { prisma, statements, close: async () => { await prisma.$disconnect(); await pool.end().catch(() => undefined); } };
+  return { prisma, statements, close: async () => { await flushUsage(prisma); await prisma.$disconnect(); await pool.end().catch(() => undefined); } };
 }
