@@ -59,10 +59,12 @@ export interface SourcePage {
   loadMs: number;
   /**
    * Tells the grid that the caller is done with the page (bytes parsed, observation stored): its
-   * page and context close {@link CLOSE_AFTER_DONE_MS} later. Until then Chromium's teardown (a renderer exiting, ≈ 90 ms of CPU)
-   * does not compete with the caller's parse and database writes. Idempotent; when it is not called,
-   * they close once another read waits for a page slot, at grid close, or after
-   * {@link RELEASE_TIMEOUT_MS}. Absent on pages that do not come from a grid.
+   * page and context close {@link CLOSE_AFTER_DONE_MS} later. A read that was the grid's only one
+   * holds them until then, so that Chromium's teardown (a renderer exiting, ≈ 90 ms of CPU) does not
+   * compete with the caller's parse and database writes; with other reads under way they close at
+   * once, as soon as the bytes are taken. Idempotent; when it is not called, they close when the
+   * next read starts, at grid close, or after {@link RELEASE_TIMEOUT_MS}. Absent on pages that do
+   * not come from a grid.
    */
   done?: () => void;
 }
@@ -219,9 +221,9 @@ export class BrowserGrid implements AsyncDisposable {
    * @throws BrowserGridClosedError when the grid is closed.
    *
    * A successful read answers as soon as the document's bytes are taken; its page and context
-   * close when the caller calls `page.done()` (or another read waits for a slot, or after
-   * {@link RELEASE_TIMEOUT_MS}), while the read still holds its page slot (so open pages never
-   * exceed the bound, and `close` waits for them).
+   * close then when other reads are under way, else when the caller calls `page.done()` (see
+   * {@link SourcePage.done}), while the read still holds its page slot (so open pages never exceed
+   * the bound, and `close` waits for them).
    */
   async read(request: ReadRequest): Promise<SourcePage> {
     if (this.closing) throw new BrowserGridClosedError('browser grid is closed');
@@ -229,8 +231,9 @@ export class BrowserGrid implements AsyncDisposable {
     const url = this.productUrl(request.marketplace, request.asin);
     const { signal } = request;
     const cancelled = (): ReadCancelledError => new ReadCancelledError(`read of ${url} cancelled`, { cause: signal?.reason });
-    // Every slot taken: pages kept open for their callers close now, so this read gets a slot.
-    if (this.semaphore.active >= this.semaphore.capacity) this.closePending();
+    // Pages held open for their callers close now, at the latest: this read may need the slot,
+    // and their teardown should not fall on its parse later.
+    this.closePending();
     const release = await this.semaphore.acquire(signal, cancelled);
     const run = this.runRead(request, url, cancelled);
     // The read's whole life, the clean-up after a success included; never rejects.
@@ -388,14 +391,17 @@ export class BrowserGrid implements AsyncDisposable {
     fallback.unref();
     this.pendingCloses.add(closeNow);
     page.done = () => {
-      setTimeout(closeNow, CLOSE_AFTER_DONE_MS).unref();
+      if (this.semaphore.active > 1) closeNow();
+      else setTimeout(closeNow, CLOSE_AFTER_DONE_MS).unref();
     };
     const closed = released.then(() => {
       clearTimeout(fallback);
       this.pendingCloses.delete(closeNow);
       return cleanup();
     });
-    if (this.closing || this.semaphore.queued > 0) closeNow();
+    // Held only while this read is the grid's only one: with other reads under way (a backlog),
+    // the teardown overlaps them anyway, and closing at once frees the slot soonest.
+    if (this.closing || this.semaphore.active > 1 || this.semaphore.queued > 0) closeNow();
     return { page, cleanup: closed };
   }
 
