@@ -98,8 +98,8 @@ const SPARE_AFTER_IDLE_MS = 250;
 export const RELEASE_TIMEOUT_MS = 2_000;
 
 /**
- * After the caller's `done()`, its page and context close this much later (ms), unless another read
- * waits for a slot first: the caller's last steps (its workflow ending, the API answering a live
+ * After the caller's `done()`, a lone read's page and context close this much later (ms), unless the
+ * next read starts first: the caller's last steps (its workflow ending, the API answering a live
  * read, ≈ 40 ms here) then do not share the CPU with Chromium's teardown either.
  */
 export const CLOSE_AFTER_DONE_MS = 200;

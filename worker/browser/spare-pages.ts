@@ -1,7 +1,7 @@
 /**
  * Spare pages: per browser, one incognito context with a blank page opened ahead of the next read
- * (while the grid is idle), so that a read does not wait for Chromium to start a renderer process (`newPage` is the largest
- * part of a read's page load: ≈ 150–450 ms on a 2-core VM, BENCHMARKS.md). A spare is never
+ * (while the grid is idle), so that a read does not wait for Chromium to start a renderer process
+ * (`newPage` is the largest part of a read's page load: ≈ 150–450 ms on a 2-core VM, BENCHMARKS.md). A spare is never
  * navigated before a read takes it, so it holds no cookies, storage or cache: a read on a spare is
  * as isolated as one on a context opened for it, and is closed after the read like any other.
  */
