@@ -1,13 +1,14 @@
 # One image for both production processes: `node dist/api/server.js` and `node dist/worker/main.js`.
 # The browser grid, PostgreSQL and Temporal are separate services (docker-compose.yml).
-FROM node:20-bookworm-slim AS build
+# Node 24 is the LTS line the bootstrap installs on machines with an older Node (package.json engines).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
