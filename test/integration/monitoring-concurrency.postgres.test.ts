@@ -4,7 +4,7 @@
  * subscriptions per account, and concurrent deliveries charge exactly what the balance covers and
  * pause the account once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
 import { applyMigrations } from '../../core/db/migrator.js';
 import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
@@ -14,6 +14,7 @@ import type { Product } from '../../core/product.js';
 import { addSubscriptions, deliverObservation, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../core/subscriptions.js';
 import { createScratchDatabase } from '../support/env.js';
 import { accountMoney } from '../support/ledger.js';
+import { describeNeeding, postgres } from '../support/prerequisites.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 let db: { url: string; drop(): Promise<void> };
@@ -26,7 +27,10 @@ function product(asin: string): Product {
   };
 }
 
+const postgresPrerequisite = await postgres();
+
 beforeAll(async () => {
+  if (postgresPrerequisite.missing) return;
   db = await createScratchDatabase();
   await applyMigrations(db.url);
   prisma = createPrisma(db.url, 10);
@@ -37,7 +41,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe('monitoring rules under concurrency (PostgreSQL)', () => {
+describeNeeding([postgresPrerequisite], 'monitoring rules under concurrency (PostgreSQL)', () => {
   it('concurrent adds stop at exactly 10,000 subscriptions per account', async () => {
     const { id } = await createAccount(prisma, { login: 'crowded', email: 'c@example.com', balance: 1 });
     await prisma.subscription.createMany({

@@ -27,8 +27,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import getPort from 'get-port';
-import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createAccount, setLimits } from '../../api/admin/accounts.js';
 import { applyMigrations } from '../../core/db/migrator.js';
 import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
@@ -36,8 +35,9 @@ import { MARKETPLACES } from '../../core/marketplaces.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { loadManifest } from '../../replay/manifest.js';
 import { startReplayServer, type ReplayServer } from '../../replay/server.js';
-import { createScratchDatabase, postgresBaseUrl, syntheticReplayDir } from '../support/env.js';
+import { createScratchDatabase, syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+import { describeNeeding, postgres, type Prerequisite } from '../support/prerequisites.js';
 import { childPids, isAlive, spawnNodeEntry, type ServiceProcess } from '../support/processes.js';
 
 const TASKS = 500;
@@ -64,27 +64,12 @@ async function completingPages(dir: string): Promise<{ asin: string; marketplace
   return pages.sort((a, b) => a.file.localeCompare(b.file)).map(({ asin, marketplace }) => ({ asin, marketplace }));
 }
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: postgresBaseUrl, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 const pages = fs.existsSync(path.join(replayDir, 'MANIFEST.tsv')) ? await completingPages(replayDir) : [];
-const canRun = (await postgresReachable()) && pages.length > 0;
-if (!canRun) {
-  console.warn(`multi-process test skipped: ${pages.length === 0 ? `no product pages in ${replayDir}` : `PostgreSQL not reachable at ${postgresBaseUrl}`}`);
-}
+const replayPages: Prerequisite = { name: 'replay pages', missing: pages.length ? null : `no product pages in ${replayDir}` };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(!canRun)('2 API processes and 2 workers on PostgreSQL and one Temporal dev server (issue 8)', () => {
+describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers on PostgreSQL and one Temporal dev server', () => {
   let workDir = '';
   const taskQueue = `multi-${randomUUID().slice(0, 8)}`;
   const processes: ServiceProcess[] = [];

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeNeeding, savedPages } from '../support/prerequisites.js';
 import { loadManifest } from '../../replay/manifest.js';
 import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 
@@ -160,7 +161,7 @@ describe('replay server command line', () => {
   });
 });
 
-describe.skipIf(!fs.existsSync(path.join(sharedPages, 'MANIFEST.tsv')))('replay server (shared saved pages)', () => {
+describeNeeding([savedPages], 'replay server (shared saved pages)', () => {
   it('serves every addressable saved page with the status of its kind', async () => {
     const replay = await startReplayServer({ dir: sharedPages, port: 0 });
     try {

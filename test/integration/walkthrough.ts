@@ -9,12 +9,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import getPort from 'get-port';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startStack, type Stack } from '../../scripts/stack.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
-import { hasSharedPages, repoRoot, sharedPagesDir } from '../support/env.js';
+import { repoRoot, sharedPagesDir } from '../support/env.js';
+import { describeNeeding, savedPages, type Prerequisite } from '../support/prerequisites.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 
@@ -34,8 +35,8 @@ const SLOW_TASK_PATH = '/www.amazon.fr/dp/B00004YS4O';
 const SLOW_LIVE_PATH = '/www.amazon.de/dp/B00004YS4O';
 const TASK_PRICE = 0.0015;
 
-export function defineWalkthrough(label: string, database: () => Promise<{ url?: string; drop(): Promise<void> }>) {
-  describe.skipIf(!hasSharedPages)(`walk-through on ${label} (needs ../shared/fixtures/pages)`, () => {
+export function defineWalkthrough(label: string, database: () => Promise<{ url?: string; drop(): Promise<void> }>, needs: Prerequisite[] = []) {
+  describeNeeding([savedPages, ...needs], `walk-through on ${label}`, () => {
     let stack: Stack;
     let replay: DelayedReplay;
     let db: { url?: string; drop(): Promise<void> };

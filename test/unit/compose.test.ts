@@ -4,15 +4,15 @@
  * .ci/run installs.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { repoRoot } from '../support/env.js';
+import { describeNeeding, dockerCompose } from '../support/prerequisites.js';
 
-const compose = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) => fs.existsSync(p));
+const compose = dockerCompose.path;
 
-describe.skipIf(!compose)('docker-compose.yml (needs docker-compose; .ci/run installs it)', () => {
+describeNeeding([dockerCompose], 'docker-compose.yml', () => {
   it('validates and has every service of the topology', async () => {
     const file = path.join(repoRoot, 'docker-compose.yml');
     await promisify(execFile)(compose!, ['-f', file, 'config', '-q']);

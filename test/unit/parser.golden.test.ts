@@ -3,15 +3,14 @@
  * Hard assertions: page kind/status on every page; every field exact on English-language marketplaces;
  * zero wrong non-null price / bsr / rating / ratings_count anywhere. Other fields: a reported table.
  */
-import { describe, expect, it } from 'vitest';
-import { FIELDS, expectedKind, havePages, pagesDir, readManifest, runPage, table, type PageResult } from './parser.golden.compare.js';
+import { expect, it } from 'vitest';
+import { describeNeeding, savedPages } from '../support/prerequisites.js';
+import { FIELDS, expectedKind, havePages, readManifest, runPage, table, type PageResult } from './parser.golden.compare.js';
 
 const ENGLISH = new Set(['com', 'uk', 'ca', 'in', 'au']);
 const NEVER_WRONG = ['price', 'bsr', 'rating', 'ratings_count'] as const;
 
-if (!havePages) console.log(`parser golden tests skipped: no saved pages at ${pagesDir}`);
-
-describe.skipIf(!havePages)('parser golden pages', () => {
+describeNeeding([savedPages], 'parser golden pages', () => {
   const results: PageResult[] = havePages ? readManifest().map(runPage) : [];
 
   it('prints the per-field x marketplace table', () => {
