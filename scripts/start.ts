@@ -23,6 +23,20 @@ logger.info(
   },
   `retail-data-api listening on ${stack.api.url}`,
 );
+// The same facts for a person at a terminal: where to go next.
+process.stderr.write(
+  [
+    '',
+    `retail-data-api is ready (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    `  API            ${stack.api.url}   (GET /ready, /health)`,
+    `  API reference  ${stack.api.url}/docs`,
+    `  GraphQL        ${stack.api.url}/graphql`,
+    ...(stack.temporalUiUrl ? [`  Temporal UI    ${stack.temporalUiUrl}   (every task is a workflow)`] : []),
+    `  first account  npm run -s admin -- account create --login demo --email demo@example.com --balance 10`,
+    '  Ctrl-C stops everything.',
+    '',
+  ].join('\n') + '\n',
+);
 for (const line of config.WEBHOOK_ALLOWLIST) logger.warn({ host: line }, 'WEBHOOK_ALLOWLIST exempts this host from the private-address rule (local testing only)');
 
 let stopping = false;

@@ -1,5 +1,5 @@
 /**
- * The README's walk-through as a test, over HTTP through the whole stack: real Temporal dev server,
+ * The walk-through of docs/development.md as a test, over HTTP through the whole stack: real Temporal dev server,
  * real Chromium, the replay server standing in for the marketplaces, and the given database
  * (PGlite or PostgreSQL). Shared by walkthrough.pglite.test.ts and walkthrough.postgres.test.ts.
  */
@@ -55,7 +55,7 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
         LOG_LEVEL: 'error', LIVE_BUDGET: '12s', SOURCE_READ_ATTEMPTS: '3',
       });
       stack = await startStack(config, createLogger('error'), { temporalUiPort: await getPort(), persistTemporal: false });
-      // Step 1 of the README: the operator creates the account with the admin CLI.
+      // Step 1 of the walk-through: the operator creates the account with the admin CLI.
       const { stdout: out } = await promisify(execFile)(path.join(repoRoot, 'node_modules/.bin/tsx'), ['api/admin/cli.ts', 'account', 'create', '--login', 'walker', '--email', 'walker@example.com', '--balance', '1'], {
         cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH, DATA_DIR: dataDir, ...(db.url ? { DATABASE_URL: db.url } : {}) },
       });
