@@ -1,0 +1,98 @@
+/**
+ * scripts/bootstrap.mjs on a machine that lacks things, emulated for real: a private mount
+ * namespace hides Chromium (`/usr/bin/chromium` becomes a device node) and Go (`/usr/local/go`
+ * becomes an empty tmpfs), HOME is empty (no ~/go/bin), and the bootstrap runs from a copy of the
+ * project holding only package.json, so its npm steps have nothing to do. Needs root and
+ * util-linux's `unshare` and `setpriv` (CI runs as root).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { repoRoot } from '../support/env.js';
+import { describeNeeding, type Prerequisite } from '../support/prerequisites.js';
+
+const run = promisify(execFile);
+const isRoot = process.getuid?.() === 0;
+const hasTool = (name: string) => ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].some((dir) => fs.existsSync(path.join(dir, name)));
+const namespaces: Prerequisite = {
+  name: 'mount namespaces',
+  missing: !isRoot ? 'the emulation of a bare machine needs root (private mount namespace)' : !hasTool('unshare') || !hasTool('setpriv') ? 'util-linux unshare/setpriv not installed' : null,
+};
+
+interface Outcome { code: number; stdout: string; stderr: string }
+
+describeNeeding([namespaces], 'bootstrap on a machine without Chromium, Go or the Temporal CLI', () => {
+  let project = '';
+  let home = '';
+
+  beforeAll(() => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-boot-'));
+    fs.chmodSync(tmp, 0o755);
+    project = path.join(tmp, 'project');
+    home = path.join(tmp, 'home');
+    fs.mkdirSync(path.join(project, 'scripts'), { recursive: true });
+    fs.mkdirSync(home);
+    fs.copyFileSync(path.join(repoRoot, 'scripts/bootstrap.mjs'), path.join(project, 'scripts/bootstrap.mjs'));
+    fs.copyFileSync(path.join(repoRoot, 'package.json'), path.join(project, 'package.json'));
+  });
+  afterAll(() => fs.rmSync(path.dirname(project), { recursive: true, force: true }));
+
+  /** Runs the bootstrap with `args` inside the emulated machine, as root or as `nobody`. */
+  async function bootstrap(args: string[], opts: { asRoot: boolean; env?: Record<string, string> }): Promise<Outcome> {
+    const hide = [
+      ...['/usr/bin/chromium', '/usr/bin/google-chrome'].filter((p) => fs.existsSync(p)).map((p) => `mount --bind /dev/null ${p}`),
+      ...(fs.existsSync('/usr/local/go') ? ['mount -t tmpfs none /usr/local/go'] : []),
+    ];
+    const user = opts.asRoot ? '' : 'setpriv --reuid=65534 --regid=65534 --clear-groups ';
+    const quoted = [process.execPath, path.join(project, 'scripts/bootstrap.mjs'), ...args].map((a) => `'${a}'`).join(' ');
+    const script = [...hide, `exec ${user}${quoted}`].join(' && ');
+    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: home, ...opts.env };
+    try {
+      const { stdout, stderr } = await run('unshare', ['-m', 'sh', '-c', script], { env, cwd: project, encoding: 'utf8' });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  }
+
+  it('without root and without Go: stops before any step, naming the exact commands', async () => {
+    const r = await bootstrap(['--', 'true'], { asRoot: false });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('nothing was installed');
+    expect(r.stderr).toContain('`sudo apt-get install -y chromium`');
+    expect(r.stderr).toContain('go install github.com/temporalio/cli/cmd/temporal@v1.5.1');
+    expect(r.stderr).not.toMatch(/\.\.\.\n/); // no step started
+  });
+
+  it('as root without Go: Chromium could be installed, but nothing starts while Go is missing', async () => {
+    const r = await bootstrap(['--', 'true'], { asRoot: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Temporal CLI v1.5.1');
+    expect(r.stderr).not.toContain('Chromium:');
+    expect(r.stderr).not.toContain('apt-get');
+    expect(r.stderr).not.toMatch(/\.\.\.\n/);
+  });
+
+  it('TEMPORAL_ADDRESS and BROWSER_WS_ENDPOINTS need neither tool; the command runs with the project Node first on PATH and its exit code', async () => {
+    const r = await bootstrap(['--', 'sh', '-c', 'command -v node; exit 7'], { asRoot: false, env: { TEMPORAL_ADDRESS: '127.0.0.1:7233', BROWSER_WS_ENDPOINTS: 'ws://127.0.0.1:3001' } });
+    expect(r.code).toBe(7);
+    expect(r.stdout.trim()).toBe(process.execPath);
+    expect(r.stderr).toBe('');
+  });
+
+  it('--no-tools checks neither tool', async () => {
+    const r = await bootstrap(['--no-tools', '--', 'true'], { asRoot: false });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('what the bootstrap writes is ignored by git', () => {
+    const written = ['.tools/bin/temporal', '.tools/logs/deps.log', 'node_modules/x', 'prisma/generated/client/client.ts', 'data/pglite'];
+    const ignored = execFileSync('git', ['check-ignore', ...written], { cwd: repoRoot, encoding: 'utf8' }).trim().split('\n');
+    expect(ignored).toEqual(written);
+    expect(execFileSync('git', ['ls-files', '.tools', 'node_modules', 'prisma/generated', 'data'], { cwd: repoRoot, encoding: 'utf8' })).toBe('');
+  });
+});
