@@ -5,7 +5,7 @@
 //
 // 1. Cheap checks first, before anything slow starts: the Node version `engines` asks for, npm, tar,
 //    and (unless --no-tools) the Temporal CLI or Go to build it, and Chromium or the right to install
-//    it (root with apt-get). Whatever cannot be provided stops the bootstrap at once, naming the
+//    it (root with apt-get); with --test-tools (npm test) also docker-compose. Whatever cannot be provided stops the bootstrap at once, naming the
 //    exact command to run.
 // 2. The slow steps that remain run at the same time, each with a start line and a done line with
 //    its duration (their own output goes to .tools/logs/<step>.log, shown when a step fails):
@@ -13,7 +13,9 @@
 //                .tools/, when the machine's Node is older than `engines` (the machine keeps its own);
 //      deps      `npm ci` (after `node`), then `prisma generate`;
 //      temporal  the Temporal CLI, `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` into .tools/bin;
-//      chromium  Debian's `chromium` package through apt-get.
+//      apt       Debian's packages through apt-get, in one step (apt holds one lock): `chromium`, and
+//                with --test-tools `docker-compose`, which validates docker-compose.yml in the tests
+//                (no container engine is needed for that).
 // 3. Runs the command after `--` with the project's Node and node_modules/.bin first on PATH, and
 //    exits with its exit code (signals are passed on).
 // Everything it writes is ignored by git (.tools/, node_modules/, prisma/generated/).
@@ -28,6 +30,7 @@ const dashDash = process.argv.indexOf('--');
 const flags = process.argv.slice(2, dashDash === -1 ? undefined : dashDash);
 const command = dashDash === -1 ? [] : process.argv.slice(dashDash + 1);
 const noTools = flags.includes('--no-tools');
+const testTools = flags.includes('--test-tools');
 const env = process.env;
 
 /** The Node.js release installed when the machine's own is older than `engines` (an LTS line). */
@@ -89,17 +92,26 @@ if (!noTools && !env.TEMPORAL_ADDRESS) {
   }
 }
 
-let chromiumNeeded = false;
+/** Debian packages to install in the `apt` step. */
+const aptPackages = [];
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const canApt = isRoot && which('apt-get') !== null;
 if (!noTools && !env.BROWSER_WS_ENDPOINTS) {
   const chrome = [env.CHROME_PATH, '/usr/bin/chromium', which('chromium'), which('google-chrome')].filter(Boolean).find(executable);
   if (!chrome && env.CHROME_PATH) {
     missing.push(`Chromium: CHROME_PATH=${env.CHROME_PATH} is not an executable file`);
   } else if (!chrome) {
-    const root_ = typeof process.getuid === 'function' && process.getuid() === 0;
-    if (root_ && which('apt-get')) chromiumNeeded = true;
+    if (canApt) aptPackages.push('chromium');
     else missing.push('Chromium: not installed, and this bootstrap installs it only as root with apt-get. Run ' +
       '`sudo apt-get install -y chromium` (Debian/Ubuntu), or set CHROME_PATH to a Chrome/Chromium binary, or BROWSER_WS_ENDPOINTS to a browser grid');
   }
+}
+
+if (testTools && !['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].some(executable) && !which('docker-compose')) {
+  if (canApt) aptPackages.push('docker-compose');
+  // Outside CI the compose test is skipped with this reason; CI must not pass by skipping it.
+  else if (env.CI === 'true') missing.push('docker-compose: not installed, and this bootstrap installs it only as root with apt-get. Run `sudo apt-get install -y docker-compose`');
+  else log('docker-compose is not installed (`sudo apt-get install -y docker-compose`): the docker-compose.yml test will be skipped');
 }
 
 if (missing.length) {
@@ -178,11 +190,11 @@ if (temporalGo) {
     await runLogged('temporal', temporalGo, ['install', TEMPORAL_MODULE], { cwd: os.tmpdir(), env: { ...childEnv, GOBIN: toolsBin } });
   }));
 }
-if (chromiumNeeded) {
-  steps.push(step('chromium', "Debian's chromium package with apt-get", async () => {
+if (aptPackages.length) {
+  steps.push(step('apt', `Debian's ${aptPackages.join(', ')} with apt-get`, async () => {
     const aptEnv = { ...childEnv, DEBIAN_FRONTEND: 'noninteractive' };
-    await runLogged('chromium', 'apt-get', ['update', '-qq'], { env: aptEnv });
-    await runLogged('chromium', 'apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { env: aptEnv });
+    await runLogged('apt', 'apt-get', ['update', '-qq'], { env: aptEnv });
+    await runLogged('apt', 'apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...aptPackages], { env: aptEnv });
   }));
 }
 const t0 = performance.now();
@@ -193,7 +205,7 @@ if (failed.length) {
   for (const f of failed) log(`  - ${f.reason.message.replaceAll('\n', '\n      ')}`);
   process.exit(1);
 }
-if (nodeMissing || depsNeeded || generateNeeded || temporalGo || chromiumNeeded) log(`set-up done in ${seconds(t0)}`);
+if (nodeMissing || depsNeeded || generateNeeded || temporalGo || aptPackages.length) log(`set-up done in ${seconds(t0)}`);
 
 // ---- 3. the command --------------------------------------------------------------------------
 

@@ -43,7 +43,7 @@ describeNeeding([namespaces], 'bootstrap on a machine without Chromium, Go or th
   /** Runs the bootstrap with `args` inside the emulated machine, as root or as `nobody`. */
   async function bootstrap(args: string[], opts: { asRoot: boolean; env?: Record<string, string> }): Promise<Outcome> {
     const hide = [
-      ...['/usr/bin/chromium', '/usr/bin/google-chrome'].filter((p) => fs.existsSync(p)).map((p) => `mount --bind /dev/null ${p}`),
+      ...['/usr/bin/chromium', '/usr/bin/google-chrome', '/usr/bin/docker-compose'].filter((p) => fs.existsSync(p)).map((p) => `mount --bind /dev/null ${p}`),
       ...(fs.existsSync('/usr/local/go') ? ['mount -t tmpfs none /usr/local/go'] : []),
     ];
     const user = opts.asRoot ? '' : 'setpriv --reuid=65534 --regid=65534 --clear-groups ';
@@ -66,6 +66,19 @@ describeNeeding([namespaces], 'bootstrap on a machine without Chromium, Go or th
     expect(r.stderr).toContain('`sudo apt-get install -y chromium`');
     expect(r.stderr).toContain('go install github.com/temporalio/cli/cmd/temporal@v1.5.1');
     expect(r.stderr).not.toMatch(/\.\.\.\n/); // no step started
+  });
+
+  it('npm test under CI=true without root: docker-compose is named with its command too, before any step', async () => {
+    const r = await bootstrap(['--test-tools', '--', 'true'], { asRoot: false, env: { CI: 'true' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('`sudo apt-get install -y docker-compose`');
+    expect(r.stderr).not.toMatch(/\.\.\.\n/);
+  });
+
+  it('npm test outside CI without root: a missing docker-compose only warns that its test will be skipped', async () => {
+    const r = await bootstrap(['--test-tools', '--', 'true'], { asRoot: false, env: { TEMPORAL_ADDRESS: '127.0.0.1:7233', BROWSER_WS_ENDPOINTS: 'ws://127.0.0.1:3001' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('docker-compose.yml test will be skipped');
   });
 
   it('as root without Go: Chromium could be installed, but nothing starts while Go is missing', async () => {

@@ -26,7 +26,7 @@ export const savedPages: Prerequisite = {
   missing: fs.existsSync(path.join(sharedPagesDir, 'MANIFEST.tsv')) ? null : `no MANIFEST.tsv in ${sharedPagesDir}`,
 };
 
-/** docker-compose, which validates docker-compose.yml (CI installs it; no container engine is needed). */
+/** docker-compose, which validates docker-compose.yml (`npm test` installs it as root; no container engine is needed). */
 export const dockerCompose: Prerequisite & { path?: string } = (() => {
   const found = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) => fs.existsSync(p));
   return { name: 'docker-compose', path: found, missing: found ? null : 'docker-compose is not installed (`apt-get install -y docker-compose`)' };

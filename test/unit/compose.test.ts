@@ -1,7 +1,7 @@
 /**
  * docker-compose.yml describes a valid production topology (issue: runs at scale). No container
  * engine runs here, so the file is validated with Debian's docker-compose (`config -q`), which
- * .ci/run installs.
+ * the bootstrap in front of `npm test` installs (scripts/bootstrap.mjs --test-tools).
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
