@@ -20,6 +20,8 @@ export interface AppState {
   startedAt: number;
   requestId: string;
   account?: AuthAccount;
+  /** Set when the response is the stored first response of an Idempotency-Key: metered as a request without tasks or cost. */
+  idempotentReplay?: boolean;
 }
 
 export type AppContext = ParameterizedContext<AppState> & RouterContext<AppState>;

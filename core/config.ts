@@ -90,6 +90,11 @@ const schema = z.object({
   SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
   /** Sender of credentials e-mails. @default "retail-data-api <no-reply@localhost>" */
   MAIL_FROM: z.string().trim().min(1).default('retail-data-api <no-reply@localhost>'),
+  /** Days after which tasks (with their webhook deliveries) and rate-limit rows are purged by the
+   *  worker's scheduled `retentionPurge` (hourly); observations are never purged by it. Tasks are
+   *  also hidden from every read once this old (their `expires_at`). @default 30 (api-spec.md
+   *  "Limits": results are kept 30 days) */
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
 /** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */

@@ -145,6 +145,14 @@ export class AccountRateLimits {
     }
   }
 
+  /**
+   * Gives back the task points of a request that created no task (an Idempotency-Key replay): its
+   * request still counts, its tasks do not.
+   */
+  async giveBackTasks(accountId: number, limits: AccountLimits, tasks: number): Promise<void> {
+    if (tasks > 0) await this.limiter(TASKS, limits.tasksPerMinute).reward(String(accountId), tasks);
+  }
+
   private async take(limiter: RateLimiterPostgres, accountId: number, points: number): Promise<void> {
     try {
       await limiter.consume(String(accountId), points);

@@ -4,14 +4,17 @@
  * (production: `node dist/worker/main.js`), which also serves its own Prometheus /metrics on
  * WORKER_METRICS_PORT (`startStandaloneWorker`).
  */
+import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
 import type { HostResolver } from '../core/webhooks/pinned-request.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
+import { temporalTaskLauncher } from '../core/temporal/task-launcher.js';
 import { BrowserGrid } from './browser/browser-grid.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { ensureMaintenanceSchedules } from './schedules.js';
 import { createWorker } from './worker.js';
 
 /** A running worker; `stop()` drains in-flight activities, then closes the browsers. */
@@ -21,17 +24,38 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** `webhookResolver` replaces the system resolver of webhook deliveries (tests). */
+/**
+ * Starts the worker and registers the maintenance schedules (worker/schedules.ts; a refusal is
+ * logged, the worker runs on). `webhookResolver` replaces the system resolver of webhook
+ * deliveries (tests).
+ */
 export async function startWorker(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver }): Promise<RunningWorker> {
+  const { config } = options;
   const logger = options.logger.child({ component: 'worker' });
-  const grid = await BrowserGrid.fromConfig(options.config, logger.child({ component: 'browser-grid' }));
-  const { worker, pageReader, connection } = await createWorker({
-    config: options.config,
-    address: options.temporalAddress,
-    deps: { prisma: options.prisma, source: grid, logger, webhooks: { allowlist: options.config.WEBHOOK_ALLOWLIST, resolve: options.webhookResolver } },
-  });
+  // A client for the maintenance activities (the reconciler starts and looks at workflows) and the schedules.
+  const clientConnection = await Connection.connect({ address: options.temporalAddress });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  let grid: BrowserGrid | undefined;
+  let created: Awaited<ReturnType<typeof createWorker>>;
+  try {
+    grid = await BrowserGrid.fromConfig(config, logger.child({ component: 'browser-grid' }));
+    created = await createWorker({
+      config,
+      address: options.temporalAddress,
+      deps: {
+        prisma: options.prisma, source: grid, logger, webhooks: { allowlist: config.WEBHOOK_ALLOWLIST, resolve: options.webhookResolver },
+        workflows: temporalTaskLauncher(client, config), liveBudgetMs: config.LIVE_BUDGET, retentionDays: config.RETENTION_DAYS,
+      },
+    });
+  } catch (error) {
+    await grid?.close();
+    await clientConnection.close();
+    throw error;
+  }
+  const { worker, pageReader, connection } = created;
   const running = Promise.all([worker.run(), pageReader.run()]);
   running.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
+  await ensureMaintenanceSchedules(client, config).catch((error: unknown) => logger.error({ err: error }, 'could not register the maintenance schedules'));
   let stopping: Promise<void> | undefined;
   return {
     worker,
@@ -41,6 +65,7 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
         for (const w of [pageReader, worker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
         await connection.close();
+        await clientConnection.close();
         await grid.close();
       })();
       return stopping;

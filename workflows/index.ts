@@ -2,3 +2,4 @@
 export { productTask } from './product-task.js';
 export { webhookDelivery } from './webhook-delivery.js';
 export { monitorSubscription } from './monitor-subscription.js';
+export { retentionPurge, taskReconciler } from './maintenance.js';

@@ -64,6 +64,11 @@ export const SOURCE_UNAVAILABLE = 'SourceUnavailable';
 /** The two webhook kinds of a task_post task (api-spec.md "Events"). */
 export type WebhookKind = 'postback' | 'pingback';
 
+/** The webhook kinds a task_post task asked for: `postback` when it has a postback_url, `pingback` when a pingback_url. */
+export function webhookKindsOf(postbackUrl: string | null, pingbackUrl: string | null): WebhookKind[] {
+  return [...(postbackUrl ? ['postback' as const] : []), ...(pingbackUrl ? ['pingback' as const] : [])];
+}
+
 /** Which deliveries to start for a finished task, on what schedule (config travels in the input:
  *  workflows cannot read it). */
 export interface WebhookPlan {
@@ -212,4 +217,31 @@ export const monitorStateQuery = defineQuery<MonitorState>('monitorState');
  */
 export function pageReadQueue(taskQueue: string): string {
   return `${taskQueue}-page-reads`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduled maintenance (worker/schedules.ts): the task reconciler and the retention purge.
+// ---------------------------------------------------------------------------------------------
+
+/** What one run of the task reconciler did (worker/activities/maintenance.ts). */
+export interface ReconcileReport {
+  /** Unfinished tasks looked at. */
+  checked: number;
+  /** task_post tasks without a workflow whose workflow it started. */
+  started: number;
+  /** Tasks it failed with 50301 and refunded (workflow closed or refused, live task orphaned). */
+  refunded: number;
+  /** Tasks whose workflow was running (looked at again later). */
+  running: number;
+  /** Tasks left for the next run because Temporal or the database could not be asked. */
+  errors: number;
+}
+
+/** Rows one run of the retention purge deleted, per table. */
+export interface RetentionReport {
+  tasks: number;
+  webhookDeliveries: number;
+  rateLimits: number;
+  idempotencyKeys: number;
+  sourceReads: number;
 }

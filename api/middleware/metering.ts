@@ -4,7 +4,8 @@
  * an envelope adds one request, the envelope's `tasks_count` and its `cost` (USD) to the usage
  * counter of (account, UTC day, endpoint). Requests refused with 401 never authenticated, so they
  * are not metered. A request-level error after authentication (404, 400, ...) counts as one
- * request with no tasks and no cost: that is the envelope the error middleware then sends.
+ * request with no tasks and no cost: that is the envelope the error middleware then sends. So
+ * does a first response replayed for an Idempotency-Key (api/middleware/idempotency.ts).
  * The counts go to the process's in-memory usage meter (core/usage.ts), which writes them within a
  * second: metering costs no database statement on the request path.
  */
@@ -54,6 +55,7 @@ export function metering(deps: { prisma: PrismaClient; logger: Logger }): Middle
       record(0, 0);
       throw error;
     }
-    if (isEnvelope(ctx.body)) record(ctx.body.tasks_count, ctx.body.cost);
+    if (ctx.state.idempotentReplay) record(0, 0);
+    else if (isEnvelope(ctx.body)) record(ctx.body.tasks_count, ctx.body.cost);
   };
 }

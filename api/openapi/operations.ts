@@ -82,6 +82,8 @@ export interface OperationSpec {
   body?: z.ZodType;
   query?: z.ZodObject;
   path?: z.ZodObject;
+  /** Request headers the operation reads (beyond Authorization). */
+  header?: z.ZodObject;
   /** The 200 answer. */
   ok: ZodOpenApiResponseObject;
   /** Other answers of this endpoint (e.g. 402, 403, 404, 503), and the 400 codes of a GET with parameters. */
@@ -116,7 +118,9 @@ export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     security: SECURITY[spec.auth],
-    ...(spec.query || spec.path ? { requestParams: { ...(spec.query ? { query: spec.query } : {}), ...(spec.path ? { path: spec.path } : {}) } } : {}),
+    ...(spec.query || spec.path || spec.header
+      ? { requestParams: { ...(spec.query ? { query: spec.query } : {}), ...(spec.path ? { path: spec.path } : {}), ...(spec.header ? { header: spec.header } : {}) } }
+      : {}),
     ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
     responses,
   };

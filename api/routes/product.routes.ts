@@ -5,6 +5,7 @@ import { Router } from '@koa/router';
 import type { AccountRateLimits } from '../../core/rate-limits.js';
 import type { AppState } from '../context.js';
 import { requireAuth } from '../middleware/auth.js';
+import { answerIdempotently } from '../middleware/idempotency.js';
 import { history } from '../services/history.js';
 import { live } from '../services/live.js';
 import { taskGet, taskPost, tasksReady, type ProductTaskDeps } from '../services/product-tasks.js';
@@ -13,10 +14,9 @@ export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLim
   const router = new Router<AppState>({ prefix: '/v1/retail/product' });
   router.use(requireAuth(deps.prisma, rateLimits));
 
+  const idempotency = { prisma: deps.prisma, logger: deps.logger, rateLimits };
   router.post('/task_post', async (ctx) => {
-    const { status, body } = await taskPost(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
-    ctx.status = status;
-    ctx.body = body;
+    await answerIdempotently(ctx, idempotency, 'task_post', () => taskPost(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt));
   });
   router.get('/tasks_ready', async (ctx) => {
     ctx.body = await tasksReady(deps, ctx.state.account!, ctx.state.startedAt);
@@ -25,7 +25,7 @@ export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLim
     ctx.body = await taskGet(deps, ctx.state.account!, ctx.params.id!, ctx.state.startedAt);
   });
   router.post('/live', async (ctx) => {
-    ctx.body = await live(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+    await answerIdempotently(ctx, idempotency, 'live', async () => ({ status: 200, body: await live(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt) }));
   });
   router.post('/history', async (ctx) => {
     ctx.body = await history(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);

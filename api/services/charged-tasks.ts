@@ -2,10 +2,13 @@
  * The per-element loop of charged array endpoints (task_post, history), with the spec's
  * request-level rules applied once (api-spec.md "Errors"): HTTP 402 / 40200 when the balance covers
  * no valid task, HTTP 400 with the first task's code when no task is valid; otherwise each element
- * answers at task level.
+ * answers at task level. An unexpected error in one element (a database error, say) fails that
+ * element alone with 50000, so the elements already charged are answered, never stranded behind a
+ * 500 that the client would retry and pay again.
  */
 import { AppError, TaskError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
+import type { Logger } from '../../core/logger.js';
 import { taskObject, type TaskObject } from '../envelope.js';
 import { failRequestIfNoneValid } from '../validation/task-body.js';
 
@@ -26,37 +29,69 @@ export interface ChargedOutcome {
   code: number;
   cost: number;
   result?: unknown[];
+  /**
+   * Work of this element still under way while later elements are handled (task_post: its
+   * workflow start). The answer waits for it; a `TaskError` it resolves to replaces the outcome
+   * (the element was refunded: its cost is then 0). It must not reject.
+   */
+  settle?: Promise<TaskError | undefined>;
 }
+
+/** Code of an element that failed with an unexpected error (api-spec.md "Errors": 50000). */
+const INTERNAL = 50000;
 
 /**
  * Runs `handle` for every element in order. A `TaskError` thrown by the handler fails that element
- * only (40200 for an unaffordable one); any other error propagates.
+ * only (40200 for an unaffordable one). Any other error is logged and fails that element only with
+ * 50000: the handler must leave nothing charged when it throws one (refund what it charged, or
+ * catch errors after the charge itself). Every `settle` is awaited before the answer is built.
  * @throws AppError 40200 (HTTP 402) when elements were valid but none could be paid;
- *   AppError 40501/40502/40503 (HTTP 400) when no element was valid.
+ *   AppError 40501/40502/40503 (HTTP 400) when no element was valid;
+ *   AppError 50000 (HTTP 500) when no element succeeded and one failed unexpectedly (nothing was charged).
  */
 export async function runChargedTasks(
   elements: Record<string, unknown>[],
-  options: { fn: string; path: string[]; startedAt: number },
+  options: { fn: string; path: string[]; startedAt: number; logger: Logger },
   handle: (element: Record<string, unknown>, ctx: ChargedElement) => Promise<ChargedOutcome>,
 ): Promise<TaskObject[]> {
-  const { fn, path, startedAt } = options;
+  const { fn, path, startedAt, logger } = options;
   const tasks: TaskObject[] = [];
   const errors: (TaskError | undefined)[] = [];
+  const pending: Promise<void>[] = [];
+  let unexpected: unknown;
   let payable = 0;
   let paid = 0;
   for (const element of elements) {
     const id = newTaskId();
     const data = { ...element, api: 'retail', function: fn };
+    const fail = (error: TaskError) => taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
     try {
       const outcome = await handle(element, { id, data, payable: () => void payable++, paid: () => void paid++ });
+      const index = tasks.length;
       errors.push(undefined);
       tasks.push(taskObject({ id, code: outcome.code, startedAt, cost: outcome.cost, path, data, result: outcome.result }));
+      if (outcome.settle) {
+        pending.push(outcome.settle.then((error) => {
+          if (!error) return;
+          errors[index] = error;
+          tasks[index] = fail(error);
+        }));
+      }
     } catch (error) {
-      if (!(error instanceof TaskError)) throw error;
-      errors.push(error);
-      tasks.push(taskObject({ id, code: error.code, message: error.message, startedAt, path, data }));
+      let failure: TaskError;
+      if (error instanceof TaskError) {
+        failure = error;
+      } else {
+        logger.error({ err: error, taskId: id, fn }, 'unexpected error in one task; the task answers 50000');
+        unexpected ??= error;
+        failure = new TaskError(INTERNAL);
+      }
+      errors.push(failure);
+      tasks.push(fail(failure));
     }
   }
+  await Promise.all(pending);
+  if (unexpected !== undefined && errors.every((e) => e)) throw new AppError('INTERNAL_ERROR', { cause: unexpected });
   if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
   failRequestIfNoneValid(errors);
   return tasks;

@@ -15,7 +15,7 @@ import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { readTaskFields } from '../validation/read-fields.js';
 import { liveTask } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';
-import { RETENTION_MS, type ProductTaskDeps } from './product-tasks.js';
+import { retentionMs, type ProductTaskDeps } from './product-tasks.js';
 
 /**
  * Answers POST live: one task, charged the plan's `live` rate (USD), completed from a stored
@@ -45,7 +45,7 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
   // Cache hit: one statement charges, stores the task and completes it from the fresh observation.
   const reuse = maxAgeMinutes > 0 ? { since: new Date(Date.now() - maxAgeMinutes * 60_000), markReused: false, collect: true } : undefined;
   const created = await createChargedTask(deps.prisma, {
-    id, accountId: account.id, endpoint: 'live', asin, marketplace, data, cost, expiresAt: new Date(Date.now() + RETENTION_MS), note: 'live', reuse,
+    id, accountId: account.id, endpoint: 'live', asin, marketplace, data, cost, expiresAt: new Date(Date.now() + retentionMs(deps.config)), note: 'live', reuse,
   });
   if (!created) throw new AppError('PAYMENT_REQUIRED');
 

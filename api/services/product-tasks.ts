@@ -17,11 +17,13 @@ import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { readTaskFields } from '../validation/read-fields.js';
 import { taskPostTask, webhookUrlChecks } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';
-import { urgencyOfPriority, type ReadUrgency, type WebhookKind } from '../../workflows/messages.js';
+import { urgencyOfPriority, webhookKindsOf, type ReadUrgency, type WebhookKind } from '../../workflows/messages.js';
 import type { TaskLauncher } from './task-launcher.js';
 
-/** Result retention (api-spec.md "Limits"): 30 days. */
-export const RETENTION_MS = 30 * 24 * 3600 * 1000;
+/** Result retention (api-spec.md "Limits": 30 days by default): the task's `expires_at`, ms from now. */
+export function retentionMs(config: Config): number {
+  return config.RETENTION_DAYS * 86_400_000;
+}
 
 export interface ProductTaskDeps {
   config: Config;
@@ -35,7 +37,11 @@ const API_PREFIX = PRODUCT_API_PREFIX;
 /**
  * POST task_post: validates each element, charges each valid one in order (40200 for those the
  * balance cannot cover; HTTP 402 when none can be paid), completes at once from an observation
- * younger than REUSE_WINDOW, otherwise starts its workflow.
+ * younger than REUSE_WINDOW, otherwise starts its workflow. Acceptance is atomic per element: its
+ * charge and task row are one statement, and its workflow start (under way while later elements
+ * are handled; the answer waits for every start) either succeeds or the task fails with 50301 and
+ * is refunded (cost 0 in the answer). A task left charged without a workflow by an error after its
+ * charge, or by the process dying, is started or refunded by the worker's task reconciler.
  */
 export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<{ status: number; body: Envelope }> {
   const elements = taskArray(body);
@@ -43,46 +49,43 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   const rates = plan.rates;
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
-  const toStart: StartRequest[] = [];
   const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[] }[] = [];
-  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt }, async (element, { id, data, payable, paid }) => {
+  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
     const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks(deps.config.WEBHOOK_ALLOWLIST));
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
     payable();
     const cost = priority === 2 ? rates.task_post_high : rates.task_post;
     // One statement charges, stores the task and, within the reuse window, completes it
-    // (core/tasks.ts `createChargedTask`): no transaction held open across round trips.
+    // (core/tasks.ts `createChargedTask`): no transaction held open across round trips. When it
+    // throws, nothing was charged.
     const reuseWindow = deps.config.REUSE_WINDOW;
     const created = await createChargedTask(deps.prisma, {
       id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, data, cost,
-      expiresAt: new Date(Date.now() + RETENTION_MS), priority, tag, postbackUrl, pingbackUrl, note: 'task_post',
+      expiresAt: new Date(Date.now() + retentionMs(deps.config)), priority, tag, postbackUrl, pingbackUrl, note: 'task_post',
       reuse: reuseWindow > 0 ? { since: new Date(Date.now() - reuseWindow), markReused: true, collect: false } : undefined,
     });
     if (!created) throw new TaskError(40200);
     paid();
-    let charged = created.cost;
-    if (created.fresh) {
-      // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
-      if (created.state !== 'completed') {
-        await failTask(deps.prisma, id, 40402, created.fresh.id);
-        charged = 0;
-      }
-      if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
-    } else {
-      toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority) });
+    if (!created.fresh) {
+      const settle = startOrFail(deps, { taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority) });
+      return { code: 20100, cost: created.cost, settle };
     }
+    // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
+    let charged = created.cost;
+    if (created.state !== 'completed') {
+      try {
+        if (await failTask(deps.prisma, id, 40402, created.fresh.id)) charged = 0;
+      } catch (error) {
+        // Charged and still queued: the reconciler starts its workflow, whose read refunds it.
+        deps.logger.error({ err: error, taskId: id }, 'could not fail the task from a not_found observation');
+        return { code: 20100, cost: charged };
+      }
+    }
+    if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
     return { code: 20100, cost: charged };
   });
-  await Promise.all([
-    ...toStart.map((t) => startOrFail(deps, t)),
-    ...finishedWithWebhooks.map((t) => startWebhooks(deps, t)),
-  ]);
+  await Promise.all(finishedWithWebhooks.map((t) => startWebhooks(deps, t)));
   return { status: 200, body: envelope(startedAt, tasks) };
-}
-
-/** The webhook kinds a task asked for. */
-function webhookKindsOf(postbackUrl: string | null, pingbackUrl: string | null): WebhookKind[] {
-  return [...(postbackUrl ? ['postback' as const] : []), ...(pingbackUrl ? ['pingback' as const] : [])];
 }
 
 /** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2). */
@@ -91,16 +94,25 @@ interface StartRequest { taskId: string; asin: string; marketplace: string; webh
 /**
  * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
  * webhooks are then started from here, as for any finished task).
+ * @returns the element's task-level error when the task was refunded (50301), else undefined:
+ *   started, or left charged without a workflow because the refund itself failed (the reconciler
+ *   then starts or refunds it). Never rejects.
  */
-async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<void> {
+async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<TaskError | undefined> {
   try {
     await deps.launcher.start(task);
+    return undefined;
   } catch (error) {
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not start workflow');
-    if (await failTask(deps.prisma, task.taskId, 50301) && task.webhookKinds.length) {
-      await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds });
-    }
   }
+  try {
+    if (!(await failTask(deps.prisma, task.taskId, 50301))) return undefined;
+  } catch (error) {
+    deps.logger.error({ err: error, taskId: task.taskId }, 'could not refund the task whose workflow did not start');
+    return undefined;
+  }
+  if (task.webhookKinds.length) await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds });
+  return new TaskError(50301);
 }
 
 /**

@@ -2,12 +2,13 @@
  * All activities, built from injected dependencies (`createActivities(deps)`); workflows import
  * the `Activities` type only.
  */
+import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance.js';
 import { createProductReadActivities, type ProductReadDeps } from './product-read.js';
 import { createTaskActivities } from './task-bookkeeping.js';
 import { createMonitoringActivities } from './monitoring.js';
 import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from './webhook-delivery.js';
 
-export type ActivityDeps = ProductReadDeps & WebhookDeliveryDeps;
+export type ActivityDeps = ProductReadDeps & WebhookDeliveryDeps & MaintenanceDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTaskActivities(deps),
     ...createMonitoringActivities(deps),
     ...createWebhookDeliveryActivities(deps),
+    ...createMaintenanceActivities(deps),
   };
 }
 

@@ -1,12 +1,23 @@
 /**
  * /openapi.json operations of the product endpoints (api-spec.md "Product endpoints").
  */
+import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../middleware/idempotency.js';
 import { historyTask, liveTask, taskArrayBody, taskGetParams, taskPostTask } from '../../validation/requests.js';
 import { envelopeOf, errorResponse, jsonOk, operation } from '../operations.js';
 import { product, tasksReadyRow } from '../resources.js';
 
 const tags = ['product'];
+
+/** The Idempotency-Key header of task_post and live (api/middleware/idempotency.ts). */
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z.string().regex(IDEMPOTENCY_KEY_PATTERN).optional().meta({
+    description: 'Makes a retry safe: sent again with the same key and the same body within 24 hours, the request gets the first response again, byte for byte (same task ids, header `Idempotent-Replayed: true`), and is charged nothing. 1 to 255 visible ASCII characters (a UUID is a good choice); otherwise 400 / 40501 naming `Idempotency-Key`. Keys are per account. A request refused as a whole (4xx / 5xx) frees its key.',
+    examples: ['3f2b9c1e-8d4a-4b6f-9e2d-1a7c5b8e0f43'],
+  }),
+});
+const IDEMPOTENCY_CONFLICT = errorResponse([40000], 'The Idempotency-Key was used with another body or endpoint in the last 24 hours, or its first request is still being answered (then with Retry-After).');
 const PAYMENT_REQUIRED = errorResponse([40200], 'The balance covers no task of the request (otherwise only the unaffordable tasks fail, at task level).');
 
 /** Operations under /v1/retail/product. */
@@ -19,8 +30,9 @@ export const productPaths: ZodOpenApiPathsObject = {
       description: 'Creates one task per element (1 to 100), charged at posting. A task completes at once from a stored observation younger than 60 minutes; otherwise the page is read in the background. Collect the results with tasks_ready and task_get, or with webhooks. Results are kept 30 days. Each element is validated on its own: a bad field fails only its task (40501 naming it, 40502, 40503), unless no element is valid (then HTTP 400 with the first element\'s code).',
       auth: 'required',
       body: taskArrayBody(taskPostTask),
-      ok: jsonOk('Accepted tasks have status 20100.', envelopeOf('TaskPostResponse', null, [20100, 40200, 40501, 40502, 40503])),
-      responses: { 402: PAYMENT_REQUIRED, 403: errorResponse([40600], 'Priority 2 on a plan without high priority.') },
+      header: idempotencyHeader,
+      ok: jsonOk('Accepted tasks have status 20100. A task whose workflow could not be started answers 50301 and is not charged; one that failed unexpectedly answers 50000 and is not charged.', envelopeOf('TaskPostResponse', null, [20100, 40200, 40501, 40502, 40503, 50000, 50301])),
+      responses: { 402: PAYMENT_REQUIRED, 403: errorResponse([40600], 'Priority 2 on a plan without high priority.'), 409: IDEMPOTENCY_CONFLICT },
     }),
   },
   '/v1/retail/product/tasks_ready': {
@@ -53,8 +65,9 @@ export const productPaths: ZodOpenApiPathsObject = {
       description: 'Takes exactly one element. A stored observation at most `max_age_minutes` old is returned at once; otherwise the page is read within a 60-second budget, after which the task answers 50301 and is not charged.',
       auth: 'required',
       body: taskArrayBody(liveTask, 1),
+      header: idempotencyHeader,
       ok: jsonOk('The task with its Product.', envelopeOf('LiveResponse', product, [20000, 40402, 50301])),
-      responses: { 402: errorResponse([40200]), 403: errorResponse([40600], 'live is not on the plan.') },
+      responses: { 402: errorResponse([40200]), 403: errorResponse([40600], 'live is not on the plan.'), 409: IDEMPOTENCY_CONFLICT },
     }),
   },
   '/v1/retail/product/history': {
@@ -65,7 +78,7 @@ export const productPaths: ZodOpenApiPathsObject = {
       description: 'Per element (1 to 100): stored observations of one product, newest first, from every request or subscription; charged per element, up to 1,000 rows each.',
       auth: 'required',
       body: taskArrayBody(historyTask),
-      ok: jsonOk('One task per element with its Products.', envelopeOf('HistoryResponse', product, [20000, 40200, 40501, 40502, 40503])),
+      ok: jsonOk('One task per element with its Products.', envelopeOf('HistoryResponse', product, [20000, 40200, 40501, 40502, 40503, 50000])),
       responses: { 402: PAYMENT_REQUIRED },
     }),
   },

@@ -1,0 +1,105 @@
+/**
+ * The retention purge (operations-contract.md `RETENTION_DAYS`; api-spec.md "Limits": results are
+ * kept 30 days), run hourly by the worker's `retentionPurge` schedule (worker/schedules.ts):
+ * - finished tasks created more than RETENTION_DAYS ago, or past their `expires_at` (hidden from
+ *   every read already), with their webhook deliveries; unfinished tasks are the reconciler's;
+ *   their ledger entries stay (the ledger is the account's history of money, `task_id` is a plain
+ *   column), and so do the observations they point to;
+ * - webhook deliveries and rate-limit windows older than RETENTION_DAYS;
+ * - Idempotency-Key rows older than 24 hours (core/idempotency.ts);
+ * - source reads older than 7 days (core/source-reads.ts).
+ * Observations (the history we sell) are never touched. Deletes run in batches of `batchSize`
+ * rows, one short statement each, so no lock is held for long.
+ */
+import type { PrismaClient } from './db/prisma.js';
+import { sqlOf, type Statement } from './db/sql.js';
+import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+import { pruneSourceReads } from './source-reads.js';
+import type { RetentionReport } from '../workflows/messages.js';
+
+const DAY_MS = 86_400_000;
+
+/** Rows deleted per statement. */
+export const PURGE_BATCH = 1_000;
+/** Batches per table and run, at most; what is left waits for the next run. */
+export const PURGE_MAX_BATCHES = 500;
+
+const TASKS: Statement = {
+  name: 'retention:tasks',
+  text: `WITH doomed AS (
+      SELECT id FROM tasks
+      WHERE state IN ('completed', 'failed') AND (created_at < now() - $1::int * interval '1 day' OR expires_at <= now())
+      LIMIT $2::int
+    ), deleted AS (
+      DELETE FROM tasks WHERE id IN (SELECT id FROM doomed) RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
+const WEBHOOK_DELIVERIES: Statement = {
+  name: 'retention:webhook-deliveries',
+  text: `WITH deleted AS (
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE created_at < now() - $1::int * interval '1 day' LIMIT $2::int
+      ) RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
+// rate_limits.expire is the window's end in epoch ms (core/rate-limits.ts).
+const RATE_LIMITS: Statement = {
+  name: 'retention:rate-limits',
+  text: `WITH deleted AS (
+      DELETE FROM rate_limits WHERE key IN (
+        SELECT key FROM rate_limits WHERE expire < $1::bigint LIMIT $2::int
+      ) RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
+const IDEMPOTENCY_KEYS: Statement = {
+  name: 'retention:idempotency-keys',
+  text: `WITH deleted AS (
+      DELETE FROM idempotency_keys WHERE (account_id, key) IN (
+        SELECT account_id, key FROM idempotency_keys WHERE created_at < now() - $1::int * interval '1 millisecond' LIMIT $2::int
+      ) RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
+/** How the purge runs: `retentionDays` is RETENTION_DAYS; `onBatch` is called after each statement (activity heartbeat). */
+export interface RetentionOptions {
+  retentionDays: number;
+  batchSize?: number;
+  maxBatches?: number;
+  onBatch?: () => void;
+}
+
+/**
+ * Purges what is older than its retention (see the module comment).
+ * @returns rows deleted per table.
+ * @throws the database's error (the rows deleted so far stay deleted; the next run goes on).
+ */
+export async function purgeExpiredData(prisma: PrismaClient, options: RetentionOptions): Promise<RetentionReport> {
+  const sql = sqlOf(prisma);
+  const batch = options.batchSize ?? PURGE_BATCH;
+  const maxBatches = options.maxBatches ?? PURGE_MAX_BATCHES;
+  const inBatches = async (statement: Statement, age: number): Promise<number> => {
+    let total = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const n = (await sql.query<{ n: number }>(statement, [age, batch])).rows[0]?.n ?? 0;
+      total += n;
+      options.onBatch?.();
+      if (n < batch) break;
+    }
+    return total;
+  };
+  const days = options.retentionDays;
+  const tasks = await inBatches(TASKS, days);
+  const webhookDeliveries = await inBatches(WEBHOOK_DELIVERIES, days);
+  const rateLimits = await inBatches(RATE_LIMITS, Date.now() - days * DAY_MS);
+  const idempotencyKeys = await inBatches(IDEMPOTENCY_KEYS, IDEMPOTENCY_WINDOW_MS);
+  const sourceReads = await pruneSourceReads(prisma);
+  options.onBatch?.();
+  return { tasks, webhookDeliveries, rateLimits, idempotencyKeys, sourceReads };
+}

@@ -1,0 +1,144 @@
+/**
+ * Scheduled maintenance over the whole stack (real Temporal dev server, the worker with real
+ * Chromium reading the synthetic replay pages, PGlite): the worker registers the Temporal Schedules
+ * `retention-purge` and `task-reconciler`; a run of `retention-purge` deletes tasks (with their
+ * webhook deliveries), webhook deliveries and rate-limit windows older than RETENTION_DAYS and
+ * Idempotency-Key rows older than 24 hours, and keeps observations, ledger entries and whatever is
+ * younger (operations-contract.md `RETENTION_DAYS`); a run of `task-reconciler` starts the workflow
+ * of a charged task left without one, whose read then completes it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../api/admin/accounts.js';
+import { loadConfig } from '../../core/config.js';
+import { newTaskId } from '../../core/ids.js';
+import { createLogger } from '../../core/logger.js';
+import { storeObservation } from '../../core/observations.js';
+import { PLANS } from '../../core/pricing.js';
+import { RECONCILE_GRACE_MS } from '../../core/task-reconciler.js';
+import { createChargedTask } from '../../core/tasks.js';
+import { startStack, type Stack } from '../../scripts/stack.js';
+import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
+import { syntheticReplayDir } from '../support/env.js';
+import { waitFor } from '../support/http.js';
+import { accountMoney } from '../support/ledger.js';
+
+const RETENTION_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+describe('scheduled maintenance: retention purge and task reconciler', () => {
+  let stack: Stack;
+  let replay: DelayedReplay;
+  let dataDir: string;
+  let connection: Connection;
+  let client: Client;
+  let accountId: number;
+
+  beforeAll(async () => {
+    replay = await startDelayedReplay(syntheticReplayDir);
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-retention-'));
+    const config = loadConfig({
+      DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error', REUSE_WINDOW: '0s', RETENTION_DAYS: String(RETENTION_DAYS),
+    });
+    stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false });
+    connection = await Connection.connect({ address: stack.temporalAddress });
+    client = new Client({ connection });
+    accountId = (await createAccount(stack.db.prisma, { login: 'keeper', email: 'keeper@example.com', balance: 1 })).id;
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    await stack?.stop();
+    await replay?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('the worker registers the maintenance schedules on its task queue', async () => {
+    const reconciler = await client.schedule.getHandle('task-reconciler').describe();
+    expect(reconciler.action).toMatchObject({ type: 'startWorkflow', workflowType: 'taskReconciler', taskQueue: stack.config.TEMPORAL_TASK_QUEUE });
+    expect(reconciler.spec.intervals).toMatchObject([{ every: 60_000 }]);
+    const purge = await client.schedule.getHandle('retention-purge').describe();
+    expect(purge.action).toMatchObject({ type: 'startWorkflow', workflowType: 'retentionPurge', taskQueue: stack.config.TEMPORAL_TASK_QUEUE });
+    expect(purge.spec.intervals).toMatchObject([{ every: 3_600_000 }]);
+  });
+
+  it('a retention-purge run deletes what is older than RETENTION_DAYS and keeps observations, the ledger and younger rows', async () => {
+    const prisma = stack.db.prisma;
+    const ago = (days: number) => new Date(Date.now() - days * DAY_MS);
+    const observationId = await storeObservation(prisma, {
+      asin: 'B0OLD00001', marketplace: 'com', url: 'https://www.amazon.com/dp/B0OLD00001', observed_at: ago(RETENTION_DAYS + 3).toISOString(), status: 'ok',
+      title: 'Old', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+    });
+    const task = async (createdDaysAgo: number, state: 'completed' | 'queued') => {
+      const id = newTaskId();
+      await createChargedTask(prisma, {
+        id, accountId, endpoint: 'task_post', asin: 'B0OLD00001', marketplace: 'com', data: {}, cost: 0.0015,
+        expiresAt: new Date(ago(createdDaysAgo).getTime() + 30 * DAY_MS), note: 'task_post',
+      });
+      await prisma.task.update({
+        where: { id },
+        data: { createdAt: ago(createdDaysAgo), ...(state === 'completed' ? { state, statusCode: 20000, observationId, completedAt: ago(createdDaysAgo) } : { reconciledAt: new Date() }) },
+      });
+      return id;
+    };
+    const oldTask = await task(RETENTION_DAYS + 1, 'completed');
+    const youngTask = await task(RETENTION_DAYS - 1, 'completed');
+    const oldUnfinished = await task(RETENTION_DAYS + 1, 'queued');
+    const delivery = (taskId: string, createdAt: Date) => ({ taskId, kind: 'postback', url: 'https://hooks.example.com/x', attempt: 1, outcome: 'delivered', httpStatus: 200, durationMs: 5, createdAt });
+    await prisma.webhookDelivery.createMany({
+      data: [delivery(oldTask, ago(RETENTION_DAYS + 1)), delivery(youngTask, ago(RETENTION_DAYS + 0.5)), delivery(youngTask, ago(1))],
+    });
+    await prisma.rateLimit.createMany({
+      data: [
+        { key: 'req:old', points: 1, expire: BigInt(ago(RETENTION_DAYS + 1).getTime()) },
+        { key: 'req:recent', points: 1, expire: BigInt(ago(RETENTION_DAYS - 1).getTime()) },
+      ],
+    });
+    await prisma.idempotencyKey.createMany({
+      data: [
+        { accountId, key: 'yesterday', requestHash: 'a'.repeat(64), httpStatus: 200, response: '{}', createdAt: new Date(Date.now() - 25 * 3_600_000) },
+        { accountId, key: 'today', requestHash: 'b'.repeat(64), httpStatus: 200, response: '{}', createdAt: new Date(Date.now() - 3_600_000) },
+      ],
+    });
+    const ledgerBefore = await prisma.ledgerEntry.count({ where: { accountId } });
+
+    await client.schedule.getHandle('retention-purge').trigger();
+    await waitFor(async () => (await prisma.task.count({ where: { id: oldTask } })) === 0, 60_000, 200);
+    await waitFor(async () => (await prisma.idempotencyKey.count()) === 1, 30_000, 200);
+
+    expect((await prisma.task.findMany({ where: { accountId }, select: { id: true } })).map((t) => t.id).sort()).toEqual([youngTask, oldUnfinished].sort());
+    expect((await prisma.webhookDelivery.findMany({ select: { taskId: true, createdAt: true } })).map((d) => d.taskId)).toEqual([youngTask]);
+    expect((await prisma.rateLimit.findMany({ where: { key: { in: ['req:old', 'req:recent'] } } })).map((r) => r.key)).toEqual(['req:recent']);
+    expect((await prisma.idempotencyKey.findMany()).map((k) => k.key)).toEqual(['today']);
+    expect(await prisma.observation.count({ where: { id: observationId } })).toBe(1);
+    expect(await prisma.ledgerEntry.count({ where: { accountId } })).toBe(ledgerBefore);
+    const money = await accountMoney(prisma, { id: accountId });
+    expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
+  });
+
+  it('a task-reconciler run starts the workflow of a charged task left without one; its read completes it', async () => {
+    const prisma = stack.db.prisma;
+    const id = newTaskId();
+    const cost = PLANS.standard!.rates.task_post;
+    // The API's charge statement without the start that should follow it (a process dying in between).
+    await createChargedTask(prisma, {
+      id, accountId, endpoint: 'task_post', asin: 'B0000000P1', marketplace: 'de', data: { asin: 'B0000000P1', marketplace: 'de' }, cost,
+      expiresAt: new Date(Date.now() + 30 * DAY_MS), note: 'task_post',
+    });
+    await prisma.task.update({ where: { id }, data: { createdAt: new Date(Date.now() - RECONCILE_GRACE_MS - 60_000) } });
+
+    await client.schedule.getHandle('task-reconciler').trigger();
+    const done = await waitFor(async () => {
+      const row = await prisma.task.findUniqueOrThrow({ where: { id } });
+      return row.completedAt ? row : null;
+    }, 90_000, 250);
+    expect(done).toMatchObject({ state: 'completed', statusCode: 20000 });
+    expect(Number(done.cost)).toBeCloseTo(cost, 9);
+    expect(replay.hits('/www.amazon.de/dp/B0000000P1')).toBe(1);
+    const money = await accountMoney(prisma, { id: accountId });
+    expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
+  });
+});
