@@ -90,7 +90,7 @@ describe('document limits', () => {
         }
         times.sort((a, b) => a - b);
         expect(times[2], `${links} links, ${who}: p50 ${times[2]!.toFixed(1)} ms of ${times.map((t) => t.toFixed(1)).join(', ')}`).toBeLessThan(50);
-        expect(times[4], `${links} links, ${who}: max`).toBeLessThan(500);
+        expect(times[4], `${links} links, ${who}: max`).toBeLessThan(1_000);
       }
     }
     // Ten at once, with ordinary requests among them: the ordinary ones are answered at once.
