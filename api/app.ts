@@ -42,7 +42,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(metering(deps));
   app.use(jsonBody());
   const rateLimits = new AccountRateLimits(deps.prisma);
-  for (const router of [systemRoutes(deps.prisma), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
+  for (const router of [systemRoutes(deps.prisma, deps.config, deps.logger), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }

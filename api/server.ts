@@ -1,5 +1,6 @@
 /**
- * The API process: serves `buildApp(deps)` on PORT. `startApiServer` is used by `npm start`
+ * The API process: serves `buildApp(deps)` on PORT, and /metrics on METRICS_LISTEN when set (see
+ * core/metrics.ts for where /metrics is served). `startApiServer` is used by `npm start`
  * (in-process with the worker); running this file starts a standalone API process
  * (production: `node dist/api/server.js` with DATABASE_URL and TEMPORAL_ADDRESS).
  */
@@ -11,12 +12,15 @@ import { temporalTaskLauncher } from './services/task-launcher.js';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
+import { startMetricsServer } from '../core/metrics-server.js';
 import { flushUsage } from '../core/usage.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
 
 /** A listening API: its base URL and an idempotent `stop()` that drains open requests. */
 export interface ApiServer {
   url: string;
+  /** Base URL of the METRICS_LISTEN listener (`<metricsUrl>/metrics`); null when there is none. */
+  metricsUrl: string | null;
   server: Server;
   stop(): Promise<void>;
 }
@@ -30,17 +34,32 @@ export async function startApiServer(options: { config: Config; prisma: PrismaCl
     monitors: temporalMonitorLauncher(client, options.config, { onError: (err, subscriptionId) => options.logger.warn({ err, subscriptionId }, 'could not signal the monitor') }),
   };
   const app = buildApp(deps);
+  const listen = options.config.METRICS_LISTEN;
+  let metrics: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   const server = app.listen(options.config.PORT, '0.0.0.0');
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  try {
+    if (listen) metrics = await startMetricsServer({ ...listen, token: options.config.METRICS_TOKEN, logger: options.logger.child({ component: 'api-metrics' }) });
+    await new Promise<void>((resolve, reject) => {
+      if (server.listening) resolve();
+      else server.once('listening', resolve).once('error', reject);
+    });
+  } catch (error) {
+    server.close();
+    await metrics?.stop();
+    await connection.close();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.config.PORT;
   let stopping: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: metrics?.url ?? null,
     server,
     stop() {
       stopping ??= (async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        await metrics?.stop();
         // Usage counted in memory (core/usage.ts) is written before the database closes.
         await flushUsage(options.prisma).catch((err: unknown) => options.logger.error({ err }, 'could not write usage counters at shutdown'));
         await connection.close();

@@ -2,8 +2,8 @@
  * `npm run bench [-- <part>...] [--db pglite|postgres|both] [--write]`: every benchmark in turn,
  * each in its own process and, for the parts that run the service, once per database (PGlite, the
  * embedded default, and a scratch database on the real PostgreSQL at DATABASE_URL_TEST, default
- * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, api, live, throughput, history
- * (default: all). Ends with one table: each figure on both databases, their ratio measured in this
+ * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, graphql, api, live, throughput,
+ * history (default: all; parser and graphql run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
  * run, the target and PASS/MISS. `--write` also puts that table into BENCHMARKS.md.
  */
 import { spawn } from 'node:child_process';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DB_KINDS, DB_LABEL, dbKindsFromArgs, fmt, machineDescription, printHeader, targetText, verdict, type BenchResult, type DbKind } from './machine.js';
 
-const PARTS = ['parser', 'api', 'live', 'throughput', 'history'] as const;
+const PARTS = ['parser', 'graphql', 'api', 'live', 'throughput', 'history'] as const;
 type Part = (typeof PARTS)[number];
 
 const args = process.argv.slice(2);
@@ -75,6 +75,10 @@ for (const part of parts) {
     const { code, output } = await runScript('parser.ts', []);
     if (code !== 0) failures.push(`parser (exit ${code})`);
     parserRows.push(...parserResults(output));
+  } else if (part === 'graphql') {
+    // The refusals it measures run no SQL: once, on PGlite; it reports through BENCH_RESULT_FILE.
+    const { code } = await runScript('graphql.ts', []);
+    if (code !== 0) failures.push(`graphql (exit ${code})`);
   } else {
     // One process per database: nothing of the first service (timers, pools) lingers into the second.
     for (const kind of kinds) {
@@ -111,7 +115,8 @@ function summary(): string {
     const digits = Math.abs(any.value) < 10 && any.unit !== 'req/s' ? 2 : 1;
     const cell = (r: BenchResult | undefined) => (r ? `${fmt(r.value, digits)} ${r.unit}` : '');
     if (any.db === 'none') {
-      out.push(`| ${part} | ${metric.trim()} | ${cell(any)} |${shown.length > 1 ? ' |'.repeat(shown.length - 1) : ''}${both ? ' |' : ''} | | |`);
+      const noneVerdict = verdict(any.value, any.target, 'none');
+      out.push(`| ${part} | ${metric.trim()} | ${cell(any)} |${shown.length > 1 ? ' |'.repeat(shown.length - 1) : ''}${both ? ' |' : ''} ${targetText(any.target, any.unit)} | ${noneVerdict} | |`);
       continue;
     }
     const values = shown.map((k) => of(k));

@@ -36,6 +36,17 @@ const monitoringIntervals = z.string().transform((text, ctx) => {
 
 const retryDelays = commaList.pipe(z.array(duration).min(1));
 
+/** A listen address `[host:]port` (`9464`, `127.0.0.1:9464`, `[::1]:9464`); a bare port listens on every interface. */
+const listenAddress = z.string().trim().transform((text, ctx) => {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) {
+    ctx.addIssue({ code: 'custom', message: `not a listen address: "${text}" (use 9464 or 127.0.0.1:9464)` });
+    return z.NEVER;
+  }
+  return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '0.0.0.0', port };
+});
+
 const schema = z.object({
   /** @default 3000 */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -95,6 +106,15 @@ const schema = z.object({
    *  also hidden from every read once this old (their `expires_at`). @default 30 (api-spec.md
    *  "Limits": results are kept 30 days) */
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Bearer token every Prometheus /metrics endpoint requires when set (`Authorization: Bearer
+   *  <METRICS_TOKEN>`): the API port's, METRICS_LISTEN's and a standalone worker's. Unset → no
+   *  token, and the API port does not serve /metrics at all (core/metrics.ts). */
+  METRICS_TOKEN: optionalString,
+  /** `[host:]port` of a separate listener for the API's /metrics (bare port → every interface,
+   *  port 0 → any free port); when set, the API port answers /metrics with 404. Unset with
+   *  METRICS_TOKEN unset → /metrics is not served (404, a warning at start); `npm start` then
+   *  sets it to a free loopback port (9464 if free) and prints it. */
+  METRICS_LISTEN: optionalString.pipe(listenAddress.optional()),
 });
 
 /** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */

@@ -1,10 +1,20 @@
 /**
  * Prometheus metrics (prom-client), one registry per process: HTTP requests and latency by route,
- * tasks by state (read from the database at scrape time), source reads by marketplace and outcome,
- * webhook attempts, monitoring deliveries. Served at GET /metrics.
+ * tasks by state (read from the database at most once per DB_GAUGE_CACHE_MS, whatever the number
+ * of scrapes), source reads by marketplace and outcome, webhook attempts, monitoring deliveries.
+ *
+ * Where /metrics is served (operations-contract.md `METRICS_TOKEN` / `METRICS_LISTEN`; never
+ * public on the API port), decided by `apiMetricsExposure`:
+ * - `METRICS_LISTEN` set → on that address only (core/metrics-server.ts); the API port answers 404;
+ * - else `METRICS_TOKEN` set → on the API port, for `Authorization: Bearer <METRICS_TOKEN>` only (401 otherwise);
+ * - neither → nowhere: the API port answers 404 and the API logs a warning at start.
+ * When METRICS_TOKEN is set every /metrics listener requires it, a standalone worker's too.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from './config.js';
 import type { PrismaClient } from './db/prisma.js';
+import { IntervalCache } from './interval-cache.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -50,20 +60,45 @@ export const monitoringDeliveries = new Counter({
   registers: [registry],
 });
 
+/** How long the database gauges' values are reused between scrapes (ms): one query per interval whatever the scrapers. */
+export const DB_GAUGE_CACHE_MS = 15_000;
+
 let tasksGauge: Gauge | undefined;
 
-/** Registers the tasks-by-state gauge, read from the database when /metrics is scraped. */
+/** Registers the tasks-by-state gauge, read from the database when /metrics is scraped, at most once per DB_GAUGE_CACHE_MS. */
 export function trackTaskStates(prisma: PrismaClient): void {
   if (tasksGauge) return;
+  const counts = new IntervalCache(DB_GAUGE_CACHE_MS, () => prisma.task.groupBy({ by: ['endpoint', 'state'], _count: { _all: true } }));
   tasksGauge = new Gauge({
     name: 'retail_tasks',
     help: 'Tasks by endpoint and state (queued, running, completed, failed)',
     labelNames: ['endpoint', 'state'] as const,
     registers: [registry],
     async collect() {
-      const rows = await prisma.task.groupBy({ by: ['endpoint', 'state'], _count: { _all: true } }).catch(() => []);
+      const rows = await counts.get().catch(() => []);
       this.reset();
       for (const row of rows) this.set({ endpoint: row.endpoint, state: row.state }, row._count._all);
     },
   });
+}
+
+/** Where the API process serves /metrics: on its own port behind the token, on METRICS_LISTEN, or nowhere. */
+export type MetricsExposure = 'api-port' | 'listen' | 'none';
+
+/** The API's /metrics exposure under `config` (rules in this module's header). */
+export function apiMetricsExposure(config: Pick<Config, 'METRICS_TOKEN' | 'METRICS_LISTEN'>): MetricsExposure {
+  if (config.METRICS_LISTEN) return 'listen';
+  return config.METRICS_TOKEN ? 'api-port' : 'none';
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * True when `authorization` is `Bearer <token>` (compared in constant time), or when no token is
+ * configured (`token` undefined: a listener of its own, METRICS_LISTEN or WORKER_METRICS_PORT).
+ */
+export function metricsAuthorized(authorization: string | undefined, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const sent = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '')?.[1] ?? '';
+  return timingSafeEqual(digest(sent), digest(token));
 }

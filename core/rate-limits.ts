@@ -87,6 +87,19 @@ export function countingParams(tasks: number, now = Date.now()): { now: number; 
   return { now, end: now + WINDOW_SECONDS * 1000, tasks };
 }
 
+/** Most task objects one list counts: a request carries at most 100 (api-spec.md; more is refused with 40001). */
+export const MAX_COUNTED_TASKS = 100;
+
+/**
+ * Task objects a list carries against the tasks-per-minute limit: its elements, at most
+ * `MAX_COUNTED_TASKS`; anything but an array carries none. The one rule for every way in: a REST
+ * POST body (api/middleware/auth.ts) and each list argument of a GraphQL root field, as the
+ * resolver receives it (api/graphql/operation-cost.ts).
+ */
+export function taskObjects(list: unknown): number {
+  return Array.isArray(list) ? Math.min(list.length, MAX_COUNTED_TASKS) : 0;
+}
+
 /** rate-limiter-flexible's PostgreSQL store calls `query({ name, text, values })` on a pool-like client. */
 function storeClient(sql: Sql) {
   return {
@@ -120,13 +133,15 @@ export class AccountRateLimits {
   }
 
   /**
-   * Counts one request carrying `tasks` task objects against the account's limits: one statement
-   * for the requests window, one more when the request carries tasks (GraphQL operations).
+   * Counts `requests` requests (default 1; a GraphQL operation counts the REST calls its root
+   * fields stand for) carrying `tasks` task objects against the account's limits: one statement
+   * for the requests window, one more when there are tasks. As `settle`: over the requests limit
+   * nothing stays counted; over the tasks limit the requests do, the tasks are given back.
    * @throws AppError 40202 (HTTP 429) with `Retry-After` in seconds when either limit is exceeded;
    *   the request is then refused before anything is charged.
    */
-  async consume(accountId: number, limits: AccountLimits, tasks: number): Promise<void> {
-    await this.take(this.limiter(REQUESTS, limits.requestsPerMinute), accountId, 1);
+  async consume(accountId: number, limits: AccountLimits, tasks: number, requests = 1): Promise<void> {
+    await this.take(this.limiter(REQUESTS, limits.requestsPerMinute), accountId, requests);
     if (tasks > 0) await this.take(this.limiter(TASKS, limits.tasksPerMinute), accountId, tasks);
   }
 

@@ -7,7 +7,12 @@ import { loadConfig } from '../core/config.js';
 import { createLogger } from '../core/logger.js';
 import { startStack } from './stack.js';
 
-const config = loadConfig();
+const configured = loadConfig();
+// /metrics is never public on the API port: without METRICS_TOKEN or METRICS_LISTEN, the embedded
+// default serves it on a loopback port of its own (9464 if free), printed below.
+const config = configured.METRICS_TOKEN || configured.METRICS_LISTEN
+  ? configured
+  : Object.freeze({ ...configured, METRICS_LISTEN: { host: '127.0.0.1', port: await getPort({ port: 9464, host: '127.0.0.1' }) } });
 const logger = createLogger(config.LOG_LEVEL);
 const t0 = performance.now();
 // The Temporal CLI's own default frontend port, so `temporal workflow list` works without flags.
@@ -15,6 +20,7 @@ const stack = await startStack(config, logger, { temporalPort: await getPort({ p
 logger.info(
   {
     api: stack.api.url,
+    metrics: stack.api.metricsUrl ? `${stack.api.metricsUrl}/metrics` : `${stack.api.url}/metrics (Bearer METRICS_TOKEN)`,
     database: stack.db.embedded ? `embedded PGlite in ${config.DATA_DIR}/pglite` : 'DATABASE_URL',
     temporal: stack.temporalAddress,
     temporal_ui: stack.temporalUiUrl,
@@ -31,6 +37,9 @@ process.stderr.write(
     `  API            ${stack.api.url}   (GET /ready, /health)`,
     `  API reference  ${stack.api.url}/docs`,
     `  GraphQL        ${stack.api.url}/graphql`,
+    stack.api.metricsUrl
+      ? `  Metrics        ${stack.api.metricsUrl}/metrics${config.METRICS_TOKEN ? '   (Bearer METRICS_TOKEN)' : ''}`
+      : `  Metrics        ${stack.api.url}/metrics   (Authorization: Bearer <METRICS_TOKEN>)`,
     ...(stack.temporalUiUrl ? [`  Temporal UI    ${stack.temporalUiUrl}   (every task is a workflow)`] : []),
     `  first account  npm run -s admin -- account create --login demo --email demo@example.com --balance 10`,
     '  Ctrl-C stops everything.',

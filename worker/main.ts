@@ -2,7 +2,7 @@
  * The worker process: Temporal worker with the browser grid and the database.
  * `startWorker` is used by `npm start` in-process; running this file starts a standalone worker
  * (production: `node dist/worker/main.js`), which also serves its own Prometheus /metrics on
- * WORKER_METRICS_PORT (`startStandaloneWorker`).
+ * WORKER_METRICS_PORT (`startStandaloneWorker`; behind METRICS_TOKEN when set).
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
@@ -10,10 +10,10 @@ import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
 import type { HostResolver } from '../core/webhooks/pinned-request.js';
+import { startMetricsServer, type MetricsServer } from '../core/metrics-server.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
 import { temporalTaskLauncher } from '../core/temporal/task-launcher.js';
 import { BrowserGrid } from './browser/browser-grid.js';
-import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { ensureMaintenanceSchedules } from './schedules.js';
 import { createWorker } from './worker.js';
 
@@ -75,13 +75,15 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
 
 /**
  * The standalone worker process: the /metrics listener on `config.WORKER_METRICS_PORT` (none when
- * 0; bound first, so a taken port fails before any browser starts), then `startWorker`.
+ * 0; Bearer METRICS_TOKEN required when set; bound first, so a taken port fails before any browser starts), then `startWorker`.
  * `stop()` drains the worker, then closes the listener.
  * @throws when the metrics port cannot be bound or the worker cannot start (the listener is closed).
  */
 export async function startStandaloneWorker(options: Parameters<typeof startWorker>[0]): Promise<RunningWorker & { metrics: MetricsServer | null }> {
   const port = options.config.WORKER_METRICS_PORT;
-  const metrics = port > 0 ? await startMetricsServer({ port, logger: options.logger.child({ component: 'worker-metrics' }) }) : null;
+  const metrics = port > 0
+    ? await startMetricsServer({ port, token: options.config.METRICS_TOKEN, logger: options.logger.child({ component: 'worker-metrics' }) })
+    : null;
   let running: RunningWorker;
   try {
     running = await startWorker(options);

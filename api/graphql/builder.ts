@@ -16,13 +16,25 @@ import type { GraphQLContext } from './context.js';
 import { badRequest } from './errors.js';
 
 /**
- * Query limits. Depth (introspection included) is a validation rule (query-shape.ts); the deepest
- * data path of this schema is 10. Breadth and complexity are checked by the complexity plugin
- * before the root fields run. Complexity: every field costs 1; a connection multiplies its
- * selection by the page size asked for, lists held in memory (a product's variants, a mutation's
- * results) by 1. A 100-row connection with each row's latest observation costs about 3,000.
+ * Query limits. Document limits (tokens, depth, aliases, directives, fragments) are checked at
+ * parse and validation time, before anything runs (query-limits.ts); the deepest data path of this
+ * schema is 10, a task_post of 100 tasks written inline in the document about 2,100 tokens.
+ * Breadth and complexity are checked by the complexity plugin before the root fields run.
+ * Complexity: every field costs 1; a connection multiplies its selection by the page size asked
+ * for, lists held in memory (a product's variants, a mutation's results) by 1. A 100-row
+ * connection with each row's latest observation costs about 3,000.
  */
-export const QUERY_LIMITS = { depth: 12, breadth: 400, complexity: 20_000 } as const;
+export const QUERY_LIMITS = {
+  depth: 12, breadth: 400, complexity: 20_000,
+  /** Lexical tokens of the document (variables' values are not tokens). */
+  tokens: 5_000,
+  /** Aliased fields, a fragment counted each time it is spread (`__typename` aliases are free). */
+  aliases: 100,
+  /** Directives (@skip, @include), counted like aliases. */
+  directives: 50,
+  /** Fragment definitions. */
+  fragments: 20,
+} as const;
 
 /** Connection page sizes (prismaConnection / relatedConnection). */
 export const CONNECTION_SIZE = { default: 20, max: 100 } as const;

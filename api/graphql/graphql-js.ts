@@ -11,6 +11,12 @@ type GraphQLJs = typeof import('graphql');
 
 const graphqlJs = createRequire(import.meta.url)('graphql') as GraphQLJs;
 
-export const { GraphQLError, Kind, getOperationAST, lexicographicSortSchema, parse, printSchema, validate, valueFromASTUntyped } = graphqlJs;
+export const {
+  GraphQLError, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, NoSchemaIntrospectionCustomRule, getArgumentValues, getDirectiveValues,
+  getOperationAST, getVariableValues, lexicographicSortSchema, parse, printSchema, validate, valueFromASTUntyped,
+} = graphqlJs;
 export type GraphQLError = import('graphql').GraphQLError;
-export type { FieldNode, FragmentDefinitionNode, GraphQLObjectType, GraphQLSchema, SelectionSetNode, ValidationRule } from 'graphql';
+export type {
+  DocumentNode, FieldNode, FragmentDefinitionNode, GraphQLObjectType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode,
+  ValidationContext, ValidationRule,
+} from 'graphql';

@@ -4,20 +4,23 @@
  * - Authentication: the Authorization header, Basic or Bearer, through `authenticate` (a header
  *   that is sent must be valid: 40100 / 40101 / 40102, HTTP 401). Only `marketplaces`, `status` and
  *   introspection answer without one (REST: optional auth); any other root field → 40100, HTTP 401.
- * - Rate limits: an authenticated operation counts as one request, and its task objects (the
- *   elements of postTasks / addSubscriptions / deleteSubscriptions, 1 for productHistory and
- *   createKey) against the tasks-per-minute limit, before anything runs or is charged:
+ * - Document limits (tokens, depth, aliases, directives, fragments; no introspection in
+ *   production) before the context is built: 40000, HTTP 400 (query-limits.ts).
+ * - Rate limits: an authenticated operation costs what the REST calls it stands for cost
+ *   (operation-cost.ts): a request per root field, each alias apart, and the task objects of
+ *   postTasks / addSubscriptions / deleteSubscriptions (inline, through variables or their
+ *   defaults; 1 for productHistory and createKey), before anything runs or is charged:
  *   40202, HTTP 429 with Retry-After.
  * - Usage: every authenticated operation adds one request to the `graphql` usage counter, with
  *   the tasks and cost of the REST services it ran.
  * - Charged fields are refused over GET (40000, HTTP 405).
  * - Errors carry the REST code in `extensions.code`; unexpected ones are masked (errors.ts).
- * - GraphiQL when NODE_ENV is not `production`.
+ * - GraphiQL and introspection when NODE_ENV is not `production`.
  *
  * `yoga.fetch(url, init)` runs a request without Koa (tests); api/routes/graphql.routes.ts
  * mounts it at /graphql.
  */
-import { getOperationAST, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLObjectType, type SelectionSetNode } from './graphql-js.js';
+import { getOperationAST, type GraphQLError } from './graphql-js.js';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -25,17 +28,14 @@ import { AccountRateLimits } from '../../core/rate-limits.js';
 import { recordUsage } from '../../core/usage.js';
 import { authenticate } from '../middleware/auth.js';
 import { MAX_BODY_BYTES } from '../middleware/json-body.js';
-import { QUERY_LIMITS, type RootFieldPolicy } from './builder.js';
 import { createLoaders, type GraphQLContext, type GraphQLDeps } from './context.js';
 import { badRequest, isExpectedError, markRequestError, maskError, requestError } from './errors.js';
-import { queryShapeRule } from './query-shape.js';
+import { planOperation } from './operation-cost.js';
+import { useQueryLimits } from './query-limits.js';
 import { schema } from './schema/index.js';
 
 /** Usage endpoint name of GraphQL requests (usage_counters.endpoint). */
 export const GRAPHQL_ENDPOINT_NAME = 'graphql';
-
-/** Most task objects one field counts, as REST counts at most 100 per body. */
-const MAX_TASKS_PER_FIELD = 100;
 
 /** What the Koa route hands over (absent when yoga.fetch is called directly). */
 export interface GraphQLServerContext {
@@ -45,47 +45,13 @@ export interface GraphQLServerContext {
 
 export type GraphQLServer = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
 
-/** The root fields an operation selects (through fragments), without introspection fields. */
-function rootFields(selectionSet: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, seen = new Set<string>()): FieldNode[] {
-  const out: FieldNode[] = [];
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (!selection.name.value.startsWith('__')) out.push(selection);
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      out.push(...rootFields(selection.selectionSet, fragments, seen));
-    } else if (!seen.has(selection.name.value)) {
-      seen.add(selection.name.value);
-      const fragment = fragments[selection.name.value];
-      if (fragment) out.push(...rootFields(fragment.selectionSet, fragments, seen));
-    }
-  }
-  return out;
-}
-
-/** Task objects a root field carries: its list argument's length (a variable or a literal), or a fixed count. */
-function tasksOf(field: FieldNode, policy: RootFieldPolicy, variables: Record<string, unknown>): number {
-  if (typeof policy.rateLimitTasks === 'number') return policy.rateLimitTasks;
-  if (!policy.rateLimitTasks) return 0;
-  const arg = field.arguments?.find((a) => a.name.value === policy.rateLimitTasks);
-  if (!arg) return 0;
-  let count: number;
-  if (arg.value.kind === Kind.LIST) count = arg.value.values.length;
-  else if (arg.value.kind === Kind.VARIABLE) {
-    const value = variables[arg.value.name.value];
-    count = Array.isArray(value) ? value.length : value === null || value === undefined ? 0 : 1;
-  } else count = arg.value.kind === Kind.NULL ? 0 : 1;
-  return Math.min(count, MAX_TASKS_PER_FIELD);
-}
-
 /**
  * Authentication requirement, method rule, rate limits and usage metering for each operation,
  * decided on the operation's root fields before anything executes.
  */
 function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin<GraphQLContext> {
-  const shapeRule = queryShapeRule(QUERY_LIMITS.depth);
   return {
-    onValidate({ addValidationRule }) {
-      addValidationRule(shapeRule);
+    onValidate() {
       return ({ valid, result }) => {
         if (!valid) for (const error of result) markRequestError(error);
       };
@@ -94,16 +60,7 @@ function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin
       const ctx = args.contextValue as GraphQLContext & { request?: Request };
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return;
-      const rootType = args.schema.getRootType(operation.operation) as GraphQLObjectType | null | undefined;
-      if (!rootType) return;
-      const fragments: Record<string, FragmentDefinitionNode> = {};
-      for (const definition of args.document.definitions) {
-        if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-      }
-      const fields = rootFields(operation.selectionSet, fragments).map((node) => ({
-        node,
-        policy: (rootType.getFields()[node.name.value]?.extensions ?? {}) as RootFieldPolicy,
-      }));
+      const { fields, requests, tasks } = planOperation(args.schema, args.document, operation, args.variableValues ?? undefined);
       const stop = (error: GraphQLError) => setResultAndStopExecution({ errors: [error] });
 
       const account = ctx.account;
@@ -123,9 +80,8 @@ function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin
         stop(badRequest('Bad Request. Charged fields need POST.', 405));
         return;
       }
-      const tasks = fields.reduce((sum, f) => sum + tasksOf(f.node, f.policy, args.variableValues ?? {}), 0);
       try {
-        await rateLimits.consume(account.id, account.limits, tasks);
+        await rateLimits.consume(account.id, account.limits, tasks, requests);
       } catch (error) {
         await record();
         if (error instanceof AppError) {
@@ -159,10 +115,11 @@ function yogaLogger(logger: Logger) {
  */
 export function createGraphQLServer(deps: GraphQLDeps, options: { rateLimits?: AccountRateLimits } = {}): GraphQLServer {
   const rateLimits = options.rateLimits ?? new AccountRateLimits(deps.prisma);
+  const production = deps.config.NODE_ENV === 'production';
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: deps.config.NODE_ENV === 'production' ? false : { title: 'retail-data-api GraphQL' },
+    graphiql: production ? false : { title: 'retail-data-api GraphQL' },
     landingPage: false,
     cors: false,
     batching: false,
@@ -181,6 +138,6 @@ export function createGraphQLServer(deps: GraphQLDeps, options: { rateLimits?: A
         loaders: createLoaders(deps.prisma, account),
       };
     },
-    plugins: [useRequestPolicy(rateLimits, deps.logger)],
+    plugins: [...useQueryLimits({ production }), useRequestPolicy(rateLimits, deps.logger)],
   });
 }

@@ -11,7 +11,7 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { AppError } from '../../core/errors.js';
 import { findApiKeyAccount, findApiKeyAccountCounting, hashApiKey, type ApiKeyAccount } from '../../core/api-keys.js';
 import { sqlOf } from '../../core/db/sql.js';
-import type { AccountRateLimits } from '../../core/rate-limits.js';
+import { taskObjects, type AccountRateLimits } from '../../core/rate-limits.js';
 import { planOf } from '../../core/pricing.js';
 import type { AppState, AuthAccount } from '../context.js';
 
@@ -70,15 +70,10 @@ async function authenticateCounted(prisma: PrismaClient, header: string, rateLim
   return account;
 }
 
-/** Task objects a request carries: the elements of a POST array body, none for other requests. */
-function taskCount(body: unknown): number {
-  return Array.isArray(body) ? Math.min(body.length, 100) : 0;
-}
-
 /** The account of the request's Authorization header, counted against its limits when `rateLimits` is given. */
 async function resolve(prisma: PrismaClient, header: string | undefined, rateLimits: AccountRateLimits | undefined, body: unknown): Promise<AuthAccount | undefined> {
   if (!header || !rateLimits) return authenticate(prisma, header);
-  return authenticateCounted(prisma, header, rateLimits, taskCount(body));
+  return authenticateCounted(prisma, header, rateLimits, taskObjects(body));
 }
 
 /**

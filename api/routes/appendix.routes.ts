@@ -15,7 +15,7 @@ import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { MARKETPLACE_ALIASES } from '../validation/fields.js';
 import { optionalAuth, requireAuth } from '../middleware/auth.js';
 import { createKeys, revokeKey } from '../services/api-keys.js';
-import { marketplaceStatuses } from '../services/status.js';
+import { cachedMarketplaceStatuses } from '../services/status.js';
 import { usage } from '../services/usage.js';
 import { userData } from '../services/user-data.js';
 
@@ -64,7 +64,7 @@ export function appendixRoutes(deps: { prisma: PrismaClient }, rateLimits?: Acco
     ctx.body = listing('marketplaces', marketplaceRows(), ctx.state.startedAt);
   });
   router.get('/status', maybeAuth, async (ctx) => {
-    ctx.body = listing('status', await marketplaceStatuses(deps.prisma), ctx.state.startedAt);
+    ctx.body = listing('status', await cachedMarketplaceStatuses(deps.prisma), ctx.state.startedAt);
   });
   router.get('/errors', maybeAuth, async (ctx) => {
     ctx.body = listing('errors', statusCodeRows(), ctx.state.startedAt);

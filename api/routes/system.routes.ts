@@ -1,16 +1,23 @@
 /**
  * GET /health (liveness plus queue visibility) and GET /ready (database reachable and every
- * migration applied; otherwise 503) — api-spec.md "System and public" — and GET /metrics (Prometheus).
+ * migration applied; otherwise 503) — api-spec.md "System and public" — and GET /metrics
+ * (Prometheus), never public on the API port: only with METRICS_TOKEN set and its Bearer token
+ * sent (otherwise 401 / 40100); 404 when METRICS_LISTEN serves it elsewhere or neither is set
+ * (core/metrics.ts `apiMetricsExposure`).
  */
 import { Router } from '@koa/router';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { prismaQueryable } from '../../core/db/prisma.js';
 import { pendingMigrations } from '../../core/db/migrator.js';
 import { API_VERSION } from '../../core/version.js';
-import { registry, trackTaskStates } from '../../core/metrics.js';
+import type { Config } from '../../core/config.js';
+import { AppError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { apiMetricsExposure, metricsAuthorized, registry, trackTaskStates } from '../../core/metrics.js';
 import type { AppState } from '../context.js';
 
-export function systemRoutes(prisma: PrismaClient): Router<AppState> {
+/** The system routes; with neither METRICS_TOKEN nor METRICS_LISTEN set, logs a warning that /metrics is not served. */
+export function systemRoutes(prisma: PrismaClient, config: Pick<Config, 'METRICS_TOKEN' | 'METRICS_LISTEN'>, logger: Logger): Router<AppState> {
   const router = new Router<AppState>();
 
   router.get('/health', async (ctx) => {
@@ -35,7 +42,13 @@ export function systemRoutes(prisma: PrismaClient): Router<AppState> {
   });
 
   trackTaskStates(prisma);
+  const exposure = apiMetricsExposure(config);
+  if (exposure === 'none') logger.warn('GET /metrics is not served: set METRICS_TOKEN (Bearer token on the API port) or METRICS_LISTEN (a listen address of its own)');
   router.get('/metrics', async (ctx) => {
+    if (exposure !== 'api-port') throw new AppError('NOT_FOUND');
+    if (!metricsAuthorized(ctx.get('authorization') || undefined, config.METRICS_TOKEN)) {
+      throw new AppError('AUTH_FAILED', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
+    }
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   });

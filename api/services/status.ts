@@ -9,9 +9,12 @@
  * - `queued_jobs`: tasks (task_post and live) queued or running now.
  * - `available` / `status`: `classifyMarketplace` (thresholds below).
  *
- * Three SQL queries whatever the number of marketplaces.
+ * Three SQL queries whatever the number of marketplaces. The endpoints (REST and GraphQL, both
+ * answering without authentication) read `cachedMarketplaceStatuses`: computed at most once per
+ * STATUS_CACHE_MS in a process, whatever the number of callers or GraphQL aliases.
  */
 import type { PrismaClient } from '../../core/db/prisma.js';
+import { intervalCachePer } from '../../core/interval-cache.js';
 import { MARKETPLACE_CODES, type MarketplaceCode } from '../../core/marketplaces.js';
 import { SUCCESSFUL_OUTCOMES } from '../../core/source-reads.js';
 
@@ -106,3 +109,13 @@ export async function marketplaceStatuses(prisma: PrismaClient, now: Date = new 
     };
   });
 }
+
+/** How long a computed status is served to every caller (ms): the answer is at most this old. */
+export const STATUS_CACHE_MS = 15_000;
+
+/**
+ * `marketplaceStatuses` now, computed at most once per STATUS_CACHE_MS per database client in this
+ * process; concurrent callers share the computation in flight (core/interval-cache.ts).
+ * @throws what `marketplaceStatuses` throws (not kept: the next caller computes again).
+ */
+export const cachedMarketplaceStatuses: (prisma: PrismaClient) => Promise<MarketplaceStatusRow[]> = intervalCachePer(STATUS_CACHE_MS, (prisma: PrismaClient) => marketplaceStatuses(prisma));

@@ -1,5 +1,6 @@
 /**
- * GET /metrics: Prometheus text with requests and latency by route and tasks by state.
+ * GET /metrics on the API port with METRICS_TOKEN (its Bearer token sent): Prometheus text with
+ * requests and latency by route and tasks by state. (Who may scrape it, and where: caching.test.ts.)
  * (Source reads by marketplace and outcome are counted where pages are read: the walk-through
  * checks them here under one process, worker-metrics.test.ts on the worker's own listener.)
  */
@@ -8,8 +9,9 @@ import { createAccount } from '../../api/admin/accounts.js';
 import { startTestApp, type TestApp } from '../support/app-harness.js';
 import { apiClient } from '../support/http.js';
 
+const METRICS_TOKEN = 'metrics-test-token';
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ database: 'pglite' }); });
+beforeAll(async () => { app = await startTestApp({ database: 'pglite', env: { METRICS_TOKEN } }); });
 afterAll(async () => { await app?.close(); });
 
 describe('GET /metrics', () => {
@@ -18,7 +20,7 @@ describe('GET /metrics', () => {
     const api = apiClient(app.url, { key: api_key });
     await api.post('/v1/retail/product/task_post', [{ asin: 'B07CL39Z8Q', marketplace: 'com' }, { asin: 'B07CL39Z8Q', marketplace: 'de' }]);
     await api.get('/v1/retail/product/task_get/00000000-0000-4000-8000-000000000000');
-    const res = await fetch(`${app.url}/metrics`);
+    const res = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();

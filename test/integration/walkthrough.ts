@@ -51,7 +51,7 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
       db = await database();
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-walk-'));
       const config = loadConfig({
-        DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, DATABASE_URL: db.url,
+        DATA_DIR: dataDir, PORT: '0', METRICS_LISTEN: '127.0.0.1:0', RETAIL_SOURCE_ORIGIN: replay.url, DATABASE_URL: db.url,
         LOG_LEVEL: 'error', LIVE_BUDGET: '12s', SOURCE_READ_ATTEMPTS: '3',
       });
       stack = await startStack(config, createLogger('error'), { temporalUiPort: await getPort(), persistTemporal: false });
@@ -189,8 +189,8 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
       expect(ledgerSum).toBeCloseTo(balance, 9);
     });
 
-    it('/metrics counts source reads by marketplace and outcome', async () => {
-      const text = await (await fetch(`${stack.api.url}/metrics`)).text();
+    it('/metrics (on METRICS_LISTEN) counts source reads by marketplace and outcome', async () => {
+      const text = await (await fetch(`${stack.api.metricsUrl}/metrics`)).text();
       expect(text).toMatch(/retail_source_reads_total\{marketplace="in",outcome="blocked"\} 3/);
       expect(text).toMatch(/retail_source_reads_total\{marketplace="com",outcome="not_found"\} 1/);
       expect(text).toMatch(/retail_source_reads_total\{marketplace="de",outcome="ok"\} \d+/);

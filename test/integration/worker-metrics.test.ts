@@ -1,5 +1,5 @@
 /**
- * The worker's own Prometheus /metrics (worker/metrics-server.ts) and the record of source reads
+ * The worker's own Prometheus /metrics (core/metrics-server.ts) and the record of source reads
  * (core/source-reads.ts): the real `readProductPage` activity, run in a Temporal activity context,
  * reads pages through a real Chromium from the replay server (synthetic pages) into PGlite; each
  * read shows in `retail_source_reads_total` on the worker's listener and as a `source_reads` row.
@@ -24,7 +24,7 @@ import { createProductReadActivities } from '../../worker/activities/product-rea
 import { BrowserGrid } from '../../worker/browser/browser-grid.js';
 import { resolveChromePath } from '../../worker/browser/chrome-path.js';
 import { startStandaloneWorker } from '../../worker/main.js';
-import { startMetricsServer, type MetricsServer } from '../../worker/metrics-server.js';
+import { startMetricsServer, type MetricsServer } from '../../core/metrics-server.js';
 import { syntheticReplayDir } from '../support/env.js';
 
 let dataDir: string;

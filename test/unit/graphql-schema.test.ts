@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type { RootFieldPolicy } from '../../api/graphql/builder.js';
 import { SCHEMA_FILE } from '../../api/graphql/print-schema.js';
 import { parse, validate } from '../../api/graphql/graphql-js.js';
-import { queryShapeRule } from '../../api/graphql/query-shape.js';
+import { queryLimitRules } from '../../api/graphql/query-limits.js';
+import { QUERY_LIMITS } from '../../api/graphql/builder.js';
 import { renderSchema, schema } from '../../api/graphql/schema/index.js';
 
 /** Named output types reachable from `start` through fields (duck-typed: no graphql-js import here). */
@@ -61,11 +62,17 @@ describe('GraphQL schema', () => {
     }
   });
 
-  it('the depth rule counts every nested field, through fragments, but not ofType chains', () => {
-    const errors = (query: string, max: number) => validate(schema, parse(query), [queryShapeRule(max)]).map((e) => e.message);
-    expect(errors('{ subscriptions { edges { node { id } } } }', 4)).toEqual([]);
-    expect(errors('{ subscriptions { edges { node { id } } } }', 3)).toEqual(['Bad Request. Query depth exceeds the maximum of 3.']);
-    expect(errors('{ subscriptions { ...S } } fragment S on QuerySubscriptionsConnection { edges { node { id } } }', 3)).toHaveLength(1);
-    expect(errors('{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }', 5)).toEqual([]);
+  it('the depth limit counts every nested field, through fragments; introspection may not recurse, even through fragments', () => {
+    const errors = (query: string) => validate(schema, parse(query), queryLimitRules({ production: false })).map((e) => e.message);
+    // Only the limit rules run here, so the field names need not exist.
+    const nested = (depth: number) => `${'{ a '.repeat(depth - 1)}{ b }${' }'.repeat(depth - 1)}`;
+    expect(errors(nested(QUERY_LIMITS.depth))).toEqual([]);
+    expect(errors(nested(QUERY_LIMITS.depth + 1))).toEqual([`Bad Request. Query depth limit of ${QUERY_LIMITS.depth} exceeded, found ${QUERY_LIMITS.depth + 1}.`]);
+    expect(errors(`{ a { ...F } } fragment F on A ${nested(QUERY_LIMITS.depth - 1)}`)).toEqual([]);
+    expect(errors(`query { ...F ...G } fragment F on Query { a { ...G } } fragment G on Query { a ${nested(QUERY_LIMITS.depth - 1)} }`))
+      .toEqual([`Bad Request. Query depth limit of ${QUERY_LIMITS.depth} exceeded, found ${QUERY_LIMITS.depth + 1}.`]);
+    expect(errors('{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }')).toEqual([]);
+    expect(errors('{ __schema { types { ...T } } } fragment T on __Type { fields { type { ...U } } } fragment U on __Type { name fields { name } }'))
+      .toEqual(['Bad Request. Introspection field "fields" repeats within itself.']);
   });
 });

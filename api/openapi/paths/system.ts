@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { jsonOk, operation } from '../operations.js';
+import { errorResponse, jsonOk, operation } from '../operations.js';
 import { health, readiness } from '../resources.js';
 
 const tags = ['system'];
@@ -36,9 +36,15 @@ export const systemPaths: ZodOpenApiPathsObject = {
       operationId: 'metrics',
       tags,
       summary: 'Prometheus metrics',
-      description: 'Requests and latency by route, tasks by state, source reads by marketplace and outcome, webhook attempts, monitoring deliveries.',
+      description: 'Requests and latency by route, tasks by state, source reads by marketplace and outcome, webhook attempts, monitoring deliveries. '
+        + 'Never public: served on this port only when METRICS_TOKEN is set, to `Authorization: Bearer <METRICS_TOKEN>`; '
+        + 'with METRICS_LISTEN it is served on that address instead, and here answers 404.',
       auth: 'none',
       ok: { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: z.string() } } },
+      responses: {
+        401: errorResponse([40100], 'Without the Bearer METRICS_TOKEN.'),
+        404: errorResponse([40400], 'With METRICS_LISTEN set, or neither METRICS_TOKEN nor METRICS_LISTEN.'),
+      },
     }),
   },
 };
