@@ -48,6 +48,20 @@ export interface ReadProductResult {
   status: 'ok' | 'no_bsr' | 'not_found';
   /** Only when the read was given a task id: the task's status code after the read completed it. */
   statusCode?: number;
+  /** Only when the read was given a monitoring run: how its observation was paid. */
+  delivery?: RunDelivery;
+}
+
+/** Input of the source-read activity: a task's read, a monitoring run's read, or a plain read. */
+export interface ReadProductInput {
+  asin: string;
+  marketplace: string;
+  /** The monitoring subscription the observation is attached to. */
+  subscriptionId?: number;
+  /** With `subscriptionId`: the reserved monitoring run the read is for (core/monitoring-runs.ts). */
+  monitoringRun?: string;
+  /** The task the read completes. */
+  taskId?: string;
 }
 
 /** How a `productTask` workflow ended. */
@@ -60,6 +74,10 @@ export interface ProductTaskOutcome {
 /** Error type names raised by activities (ApplicationFailure.type). */
 export const SOURCE_BLOCKED = 'SourceBlocked';
 export const SOURCE_UNAVAILABLE = 'SourceUnavailable';
+/** A monitoring run's page must not be read: not reserved, refunded, or its subscription deleted. */
+export const MONITORING_RUN_CLOSED = 'MonitoringRunClosed';
+/** The account already has WEBHOOK_ACCOUNT_SLOTS deliveries under way in this worker: retried later. */
+export const WEBHOOK_ACCOUNT_BUSY = 'WebhookAccountBusy';
 
 /** The two webhook kinds of a task_post task (api-spec.md "Events"). */
 export type WebhookKind = 'postback' | 'pingback';
@@ -136,8 +154,10 @@ export function firstReadOffset(subscriptionId: number, intervalMs: number): num
 export interface MonitorState {
   frequency: Frequency;
   intervalMs: number;
-  /** True while the subscription is `paused_balance`: no reads, only status rechecks. */
+  /** True while the subscription is `paused_balance` or its account disabled: no reads, only status rechecks. */
   paused: boolean;
+  /** Why it is paused (absent while it runs, and in states carried from before reasons were kept). */
+  pausedReason?: MonitorPauseReason;
   /** When the next read is due; the first one at `firstReadOffset` within the first interval. */
   nextDueAt: number;
   /** While paused: when the database status is checked again (a resume signal checks at once). */
@@ -178,6 +198,35 @@ export interface MonitorSettings {
 
 /** Status of a subscription as the database has it; `deleted` once its row is gone. */
 export type SubscriptionState = 'active' | 'paused_balance' | 'deleted';
+
+/** How a monitoring run started (core/monitoring-runs.ts `startMonitoringRun`). */
+export type MonitoringRunStart =
+  /** the monitoring price is reserved for this run: read the page */
+  | 'reserved'
+  /** the subscription may run; no reservation was asked for */
+  | 'active'
+  /** the account's subscriptions are paused, or the balance could not cover the price (now paused) */
+  | 'paused_balance'
+  /** the account is disabled: nothing charged, read or delivered until it is enabled */
+  | 'account_disabled'
+  /** the subscription no longer exists */
+  | 'deleted';
+
+/** How a monitoring run's observation was paid: charged (the reservation stands) or free
+ *  (`not_found`: the reservation was refunded; 40402 is never charged). */
+export type RunDelivery = 'charged' | 'free';
+
+/** Input of the `startMonitoringRun` activity. */
+export interface StartMonitoringRunInput {
+  subscriptionId: number;
+  /** Unique per run: `m:<subscription id>:<workflow run id>:<run number within the workflow run>`. */
+  runKey: string;
+  /** Reserve the monitoring price (a read is due); false: only report whether the subscription may run. */
+  reserve: boolean;
+}
+
+/** Why a monitor does not read: the account's balance, or the account is disabled. */
+export type MonitorPauseReason = 'balance' | 'account_disabled';
 
 /** What became of one delivered observation (see core/subscriptions.ts `deliverObservation`). */
 export type DeliveryOutcome =
