@@ -25,12 +25,18 @@ export interface RunningWorker {
 export async function startWorker(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver }): Promise<RunningWorker> {
   const logger = options.logger.child({ component: 'worker' });
   const grid = await BrowserGrid.fromConfig(options.config, logger.child({ component: 'browser-grid' }));
-  const { worker, pageReader, connection } = await createWorker({
+  const { worker, pageReader, webhookSender, connection } = await createWorker({
     config: options.config,
     address: options.temporalAddress,
-    deps: { prisma: options.prisma, source: grid, logger, webhooks: { allowlist: options.config.WEBHOOK_ALLOWLIST, resolve: options.webhookResolver } },
+    deps: {
+      prisma: options.prisma, source: grid, logger,
+      webhooks: {
+        allowlist: options.config.WEBHOOK_ALLOWLIST, ports: options.config.WEBHOOK_PORTS,
+        accountSlots: options.config.WEBHOOK_ACCOUNT_SLOTS, resolve: options.webhookResolver,
+      },
+    },
   });
-  const running = Promise.all([worker.run(), pageReader.run()]);
+  const running = Promise.all([worker.run(), pageReader.run(), webhookSender.run()]);
   running.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
   let stopping: Promise<void> | undefined;
   return {
@@ -38,7 +44,7 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
     grid,
     stop() {
       stopping ??= (async () => {
-        for (const w of [pageReader, worker]) if (w.getState() === 'RUNNING') w.shutdown();
+        for (const w of [pageReader, webhookSender, worker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
         await connection.close();
         await grid.close();

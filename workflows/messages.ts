@@ -90,6 +90,8 @@ export interface WebhookPlan {
   retryDelaysMs: number[];
   /** One attempt's time limit, ms (WEBHOOK_TIMEOUT). */
   timeoutMs: number;
+  /** The task's account: its share of the webhook slots is checked before the task is loaded. */
+  accountId?: number;
 }
 
 /** Input of the `webhookDelivery` workflow (workflowId = `webhookWorkflowId(taskId, kind)`). */
@@ -98,6 +100,8 @@ export interface WebhookDeliveryInput {
   kind: WebhookKind;
   retryDelaysMs: number[];
   timeoutMs: number;
+  /** The task's account (absent in deliveries started before it was carried: looked up then). */
+  accountId?: number;
 }
 
 /** How one attempt or a whole delivery ended (`webhook_deliveries.outcome`). */
@@ -109,6 +113,8 @@ export interface DeliverWebhookInput {
   kind: WebhookKind;
   attempt: number;
   timeoutMs: number;
+  /** The task's account, when the delivery knows it. */
+  accountId?: number;
 }
 export interface DeliverWebhookResult {
   outcome: WebhookOutcome;
@@ -121,6 +127,15 @@ export interface WebhookDeliveryOutcome {
   kind: WebhookKind;
   attempts: number;
   outcome: WebhookOutcome;
+}
+
+/**
+ * The Temporal fairness key of an account's webhook deliveries (workflow and attempts): where the
+ * server dispatches by fairness (`matching.enableFairness`, on in the embedded dev server), a burst
+ * of one account's deliveries is dispatched in turn with other accounts' work instead of ahead of it.
+ */
+export function webhookFairness(accountId: number): { fairnessKey: string } {
+  return { fairnessKey: `account:${accountId}` };
 }
 
 /** Workflow id of a task's delivery of one kind: `webhook:<taskId>:<kind>`. */
@@ -261,4 +276,13 @@ export const monitorStateQuery = defineQuery<MonitorState>('monitorState');
  */
 export function pageReadQueue(taskQueue: string): string {
   return `${taskQueue}-page-reads`;
+}
+
+/**
+ * The task queue of webhook attempts: a worker polls it with WEBHOOK_SLOTS activity slots of its
+ * own, so receivers that answer slowly (or never, until WEBHOOK_TIMEOUT) cannot hold the slots that
+ * monitoring runs and task bookkeeping need on the main queue.
+ */
+export function webhookQueue(taskQueue: string): string {
+  return `${taskQueue}-webhooks`;
 }

@@ -44,9 +44,9 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
   const toStart: StartRequest[] = [];
-  const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[] }[] = [];
+  const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[]; accountId: number }[] = [];
   const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt }, async (element, { id, data, payable, paid }) => {
-    const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks(deps.config.WEBHOOK_ALLOWLIST));
+    const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks({ allowlist: deps.config.WEBHOOK_ALLOWLIST, ports: deps.config.WEBHOOK_PORTS }));
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
     payable();
     const cost = priority === 2 ? rates.task_post_high : rates.task_post;
@@ -67,9 +67,9 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
         await failTask(deps.prisma, id, 40402, created.fresh.id);
         charged = 0;
       }
-      if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
+      if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds, accountId: account.id });
     } else {
-      toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority) });
+      toStart.push({ taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority), accountId: account.id });
     }
     return { code: 20100, cost: charged };
   });
@@ -86,7 +86,7 @@ function webhookKindsOf(postbackUrl: string | null, pingbackUrl: string | null):
 }
 
 /** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2). */
-interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency }
+interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
 
 /**
  * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
@@ -98,7 +98,7 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<v
   } catch (error) {
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not start workflow');
     if (await failTask(deps.prisma, task.taskId, 50301) && task.webhookKinds.length) {
-      await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds });
+      await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds, accountId: task.accountId });
     }
   }
 }
@@ -107,7 +107,7 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<v
  * Starts the webhook deliveries of a task finished in the API. The task is finished and stays in
  * tasks_ready whatever happens here, so a failure is logged, not answered.
  */
-async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[] }): Promise<void> {
+async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[]; accountId: number }): Promise<void> {
   try {
     await deps.launcher.startWebhooks(task);
   } catch (error) {
