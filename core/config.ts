@@ -115,6 +115,15 @@ const schema = z.object({
    *  METRICS_TOKEN unset → /metrics is not served (404, a warning at start); `npm start` then
    *  sets it to a free loopback port (9464 if free) and prints it. */
   METRICS_LISTEN: optionalString.pipe(listenAddress.optional()),
+  /** Ports a webhook URL may use (task_post acceptance and delivery); `WEBHOOK_ALLOWLIST` entries
+   *  are exempt. @default "80,443" */
+  WEBHOOK_PORTS: z.string().default('80,443').pipe(commaList).pipe(z.array(z.string().regex(/^\d+$/, 'not a port').transform(Number).pipe(z.number().int().min(1).max(65535))).min(1)),
+  /** Webhook attempts one worker process runs at once (activity slots of the `<TEMPORAL_TASK_QUEUE>-webhooks`
+   *  queue), apart from the slots of monitoring and task bookkeeping. @default 64 */
+  WEBHOOK_SLOTS: z.coerce.number().int().min(1).max(1024).default(64),
+  /** Of those, how many one account's deliveries may hold at once (per worker process): a slow
+   *  receiver delays only its own account's deliveries. @default 8 */
+  WEBHOOK_ACCOUNT_SLOTS: z.coerce.number().int().min(1).max(1024).default(8),
 });
 
 /** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */

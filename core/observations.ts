@@ -1,7 +1,7 @@
 /**
  * Observations: storing a parsed Product and turning stored rows back into API Products.
  */
-import type { PrismaClient } from './db/prisma.js';
+import type { Prisma, PrismaClient } from './db/prisma.js';
 import type { Sql, Statement } from './db/sql.js';
 import type { Product, Bsr, Variant } from './product.js';
 import { OBSERVATION_JSON, observationFromJson, type ObservationJson } from './task-reads.js';
@@ -24,7 +24,8 @@ export async function storeObservation(prisma: PrismaClient, product: Product, s
   }
 }
 
-async function insertObservation(prisma: PrismaClient, product: Product, subscriptionId?: number): Promise<bigint> {
+/** Inserts one observation (inside `prisma` when it is a transaction) and returns its id. */
+export async function insertObservation(prisma: PrismaClient | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
   const row = await prisma.observation.create({
     data: {
       asin: product.asin,

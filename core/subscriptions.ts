@@ -20,14 +20,24 @@ export type SubscriptionRow = Prisma.SubscriptionGetPayload<object>;
 type Tx = Prisma.TransactionClient;
 
 /** Generous waits: the embedded database is a single connection shared by API and worker. */
-const TX_OPTIONS = { maxWait: 30_000, timeout: 30_000 };
+export const TX_OPTIONS = { maxWait: 30_000, timeout: 30_000 };
 
-/** The account's row, locked for the rest of the transaction. */
-async function lockAccount(tx: Tx, accountId: number): Promise<{ balance: number; plan: string; paused: boolean } | undefined> {
-  const rows = await tx.$queryRaw<{ balance: string; plan: string; subscriptions_paused: boolean }[]>`
-    SELECT balance::text AS balance, plan, subscriptions_paused FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+/** What the subscription rules need of a locked account row; `balance` USD. */
+export interface LockedAccount {
+  balance: number;
+  plan: string;
+  /** The account's subscriptions are paused for balance. */
+  paused: boolean;
+  /** The operator disabled the account (api-spec.md "Authentication" 4). */
+  disabled: boolean;
+}
+
+/** The account's row, locked for the rest of the transaction; undefined when it does not exist. */
+export async function lockAccount(tx: Tx, accountId: number): Promise<LockedAccount | undefined> {
+  const rows = await tx.$queryRaw<{ balance: string; plan: string; subscriptions_paused: boolean; disabled: boolean }[]>`
+    SELECT balance::text AS balance, plan, subscriptions_paused, disabled FROM accounts WHERE id = ${accountId} FOR UPDATE`;
   const row = rows[0];
-  return row && { balance: Number(row.balance), plan: row.plan, paused: row.subscriptions_paused };
+  return row && { balance: Number(row.balance), plan: row.plan, paused: row.subscriptions_paused, disabled: row.disabled };
 }
 
 /** One element of monitoring/add, validated. `undefined` tag / external id: not given. */

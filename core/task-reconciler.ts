@@ -43,6 +43,7 @@ export interface ReconcilerDeps {
 
 interface Candidate {
   id: string;
+  account_id: number;
   endpoint: string;
   asin: string;
   marketplace: string;
@@ -53,7 +54,7 @@ interface Candidate {
 
 const CANDIDATES: Statement = {
   name: 'reconciler:candidates',
-  text: `SELECT id::text AS id, endpoint, asin, marketplace, priority::int AS priority, postback_url, pingback_url
+  text: `SELECT id::text AS id, account_id, endpoint, asin, marketplace, priority::int AS priority, postback_url, pingback_url
     FROM tasks
     WHERE state IN ('queued', 'running') AND (
       (endpoint = 'live' AND created_at < now() - $3::int * interval '1 millisecond')
@@ -103,7 +104,7 @@ async function reconcileOne(deps: ReconcilerDeps, task: Candidate): Promise<Verd
       try {
         await deps.workflows.start({
           taskId: task.id, asin: task.asin, marketplace: task.marketplace,
-          webhookKinds: webhookKindsOf(task.postback_url, task.pingback_url), urgency: urgencyOfPriority(task.priority),
+          webhookKinds: webhookKindsOf(task.postback_url, task.pingback_url), urgency: urgencyOfPriority(task.priority), accountId: task.account_id,
         });
         log.warn('started the workflow of a charged task that had none');
         return 'started';
@@ -125,7 +126,7 @@ async function refund(deps: ReconcilerDeps, task: Candidate): Promise<boolean> {
   if (!(await failTask(deps.prisma, task.id, 50301))) return false;
   const kinds = webhookKindsOf(task.postback_url, task.pingback_url);
   if (kinds.length) {
-    await deps.workflows.startWebhooks({ taskId: task.id, kinds })
+    await deps.workflows.startWebhooks({ taskId: task.id, kinds, accountId: task.account_id })
       .catch((err: unknown) => deps.logger.error({ err, taskId: task.id }, 'could not start the webhook deliveries of a refunded task'));
   }
   return true;

@@ -46,7 +46,7 @@ process.stderr.write(
     '',
   ].join('\n') + '\n',
 );
-for (const line of config.WEBHOOK_ALLOWLIST) logger.warn({ host: line }, 'WEBHOOK_ALLOWLIST exempts this host from the private-address rule (local testing only)');
+for (const line of config.WEBHOOK_ALLOWLIST) logger.warn({ host: line }, 'WEBHOOK_ALLOWLIST exempts this host from the private-address and port rules (local testing only)');
 
 let stopping = false;
 const shutdown = async (signal: string) => {

@@ -43,7 +43,11 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
       config,
       address: options.temporalAddress,
       deps: {
-        prisma: options.prisma, source: grid, logger, webhooks: { allowlist: config.WEBHOOK_ALLOWLIST, resolve: options.webhookResolver },
+        prisma: options.prisma, source: grid, logger,
+        webhooks: {
+          allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS,
+          accountSlots: config.WEBHOOK_ACCOUNT_SLOTS, resolve: options.webhookResolver,
+        },
         workflows: temporalTaskLauncher(client, config), liveBudgetMs: config.LIVE_BUDGET, retentionDays: config.RETENTION_DAYS,
       },
     });
@@ -52,8 +56,8 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
     await clientConnection.close();
     throw error;
   }
-  const { worker, pageReader, connection } = created;
-  const running = Promise.all([worker.run(), pageReader.run()]);
+  const { worker, pageReader, webhookSender, connection } = created;
+  const running = Promise.all([worker.run(), pageReader.run(), webhookSender.run()]);
   running.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
   await ensureMaintenanceSchedules(client, config).catch((error: unknown) => logger.error({ err: error }, 'could not register the maintenance schedules'));
   let stopping: Promise<void> | undefined;
@@ -62,7 +66,7 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
     grid,
     stop() {
       stopping ??= (async () => {
-        for (const w of [pageReader, worker]) if (w.getState() === 'RUNNING') w.shutdown();
+        for (const w of [pageReader, webhookSender, worker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
         await connection.close();
         await clientConnection.close();

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../core/config.js';
-import { pageReadQueue } from '../workflows/messages.js';
+import { pageReadQueue, webhookQueue } from '../workflows/messages.js';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 
 /** The workflows entry: the TypeScript source under tsx/vitest, the compiled file under dist/. */
@@ -47,10 +47,12 @@ const READ_DRAIN_MARGIN_MS = 15_000;
 
 /**
  * Creates (does not run) the workers: one polling `config.TEMPORAL_TASK_QUEUE` for workflows and
- * bookkeeping activities, and one polling its page-read queue with one slot per browser page, so
- * a backlog of reads waits in Temporal rather than timing out inside the worker.
+ * bookkeeping activities; one polling its page-read queue with one slot per browser page, so a
+ * backlog of reads waits in Temporal rather than timing out inside the worker; and one polling its
+ * webhook queue with WEBHOOK_SLOTS slots, so receivers that answer slowly never hold the slots of
+ * monitoring runs and task bookkeeping.
  */
-export async function createWorker(options: { config: Config; address: string; deps: ActivityDeps }): Promise<{ worker: Worker; pageReader: Worker; connection: NativeConnection }> {
+export async function createWorker(options: { config: Config; address: string; deps: ActivityDeps }): Promise<{ worker: Worker; pageReader: Worker; webhookSender: Worker; connection: NativeConnection }> {
   installTemporalLogging(options.deps.logger);
   const connection = await NativeConnection.connect({ address: options.address });
   const activities = createActivities(options.deps);
@@ -66,18 +68,29 @@ export async function createWorker(options: { config: Config; address: string; d
     // before it is cancelled, so a SIGTERM does not cost a task one of its read attempts.
     shutdownGraceTime: options.config.BROWSER_NAV_TIMEOUT + READ_DRAIN_MARGIN_MS,
   });
+  const webhookSender = await Worker.create({
+    connection,
+    namespace: options.config.TEMPORAL_NAMESPACE,
+    taskQueue: webhookQueue(options.config.TEMPORAL_TASK_QUEUE),
+    activities: { deliverWebhook: activities.deliverWebhook },
+    maxConcurrentActivityTaskExecutions: options.config.WEBHOOK_SLOTS,
+    // Attempts in flight finish (or time out) before the worker exits.
+    shutdownGraceTime: options.config.WEBHOOK_TIMEOUT + READ_DRAIN_MARGIN_MS,
+  });
   const worker = await Worker.create({
     connection,
     namespace: options.config.TEMPORAL_NAMESPACE,
     taskQueue: options.config.TEMPORAL_TASK_QUEUE,
     workflowsPath: workflowsPath(),
+    // Every activity, `deliverWebhook` included for attempts scheduled here by deliveries that
+    // started before webhooks had their own queue.
     activities,
     maxConcurrentActivityTaskExecutions: 50,
-    // Bookkeeping and webhook deliveries in flight finish before the worker exits.
+    // Bookkeeping in flight finishes before the worker exits.
     shutdownGraceTime: options.config.WEBHOOK_TIMEOUT + READ_DRAIN_MARGIN_MS,
     // Monitors idle on timers for hours: keep only recently active workflows in memory and replay
     // the others from history when their timer fires (bounded memory with 10,000+ monitors).
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
   });
-  return { worker, pageReader, connection };
+  return { worker, pageReader, webhookSender, connection };
 }

@@ -48,6 +48,20 @@ export interface ReadProductResult {
   status: 'ok' | 'no_bsr' | 'not_found';
   /** Only when the read was given a task id: the task's status code after the read completed it. */
   statusCode?: number;
+  /** Only when the read was given a monitoring run: how its observation was paid. */
+  delivery?: RunDelivery;
+}
+
+/** Input of the source-read activity: a task's read, a monitoring run's read, or a plain read. */
+export interface ReadProductInput {
+  asin: string;
+  marketplace: string;
+  /** The monitoring subscription the observation is attached to. */
+  subscriptionId?: number;
+  /** With `subscriptionId`: the reserved monitoring run the read is for (core/monitoring-runs.ts). */
+  monitoringRun?: string;
+  /** The task the read completes. */
+  taskId?: string;
 }
 
 /** How a `productTask` workflow ended. */
@@ -60,6 +74,10 @@ export interface ProductTaskOutcome {
 /** Error type names raised by activities (ApplicationFailure.type). */
 export const SOURCE_BLOCKED = 'SourceBlocked';
 export const SOURCE_UNAVAILABLE = 'SourceUnavailable';
+/** A monitoring run's page must not be read: not reserved, refunded, or its subscription deleted. */
+export const MONITORING_RUN_CLOSED = 'MonitoringRunClosed';
+/** The account already has WEBHOOK_ACCOUNT_SLOTS deliveries under way in this worker: retried later. */
+export const WEBHOOK_ACCOUNT_BUSY = 'WebhookAccountBusy';
 
 /** The two webhook kinds of a task_post task (api-spec.md "Events"). */
 export type WebhookKind = 'postback' | 'pingback';
@@ -77,6 +95,8 @@ export interface WebhookPlan {
   retryDelaysMs: number[];
   /** One attempt's time limit, ms (WEBHOOK_TIMEOUT). */
   timeoutMs: number;
+  /** The task's account: its share of the webhook slots is checked before the task is loaded. */
+  accountId?: number;
 }
 
 /** Input of the `webhookDelivery` workflow (workflowId = `webhookWorkflowId(taskId, kind)`). */
@@ -85,6 +105,8 @@ export interface WebhookDeliveryInput {
   kind: WebhookKind;
   retryDelaysMs: number[];
   timeoutMs: number;
+  /** The task's account (absent in deliveries started before it was carried: looked up then). */
+  accountId?: number;
 }
 
 /** How one attempt or a whole delivery ended (`webhook_deliveries.outcome`). */
@@ -96,6 +118,8 @@ export interface DeliverWebhookInput {
   kind: WebhookKind;
   attempt: number;
   timeoutMs: number;
+  /** The task's account, when the delivery knows it. */
+  accountId?: number;
 }
 export interface DeliverWebhookResult {
   outcome: WebhookOutcome;
@@ -108,6 +132,15 @@ export interface WebhookDeliveryOutcome {
   kind: WebhookKind;
   attempts: number;
   outcome: WebhookOutcome;
+}
+
+/**
+ * The Temporal fairness key of an account's webhook deliveries (workflow and attempts): where the
+ * server dispatches by fairness (`matching.enableFairness`, on in the embedded dev server), a burst
+ * of one account's deliveries is dispatched in turn with other accounts' work instead of ahead of it.
+ */
+export function webhookFairness(accountId: number): { fairnessKey: string } {
+  return { fairnessKey: `account:${accountId}` };
 }
 
 /** Workflow id of a task's delivery of one kind: `webhook:<taskId>:<kind>`. */
@@ -141,8 +174,10 @@ export function firstReadOffset(subscriptionId: number, intervalMs: number): num
 export interface MonitorState {
   frequency: Frequency;
   intervalMs: number;
-  /** True while the subscription is `paused_balance`: no reads, only status rechecks. */
+  /** True while the subscription is `paused_balance` or its account disabled: no reads, only status rechecks. */
   paused: boolean;
+  /** Why it is paused (absent while it runs, and in states carried from before reasons were kept). */
+  pausedReason?: MonitorPauseReason;
   /** When the next read is due; the first one at `firstReadOffset` within the first interval. */
   nextDueAt: number;
   /** While paused: when the database status is checked again (a resume signal checks at once). */
@@ -183,6 +218,35 @@ export interface MonitorSettings {
 
 /** Status of a subscription as the database has it; `deleted` once its row is gone. */
 export type SubscriptionState = 'active' | 'paused_balance' | 'deleted';
+
+/** How a monitoring run started (core/monitoring-runs.ts `startMonitoringRun`). */
+export type MonitoringRunStart =
+  /** the monitoring price is reserved for this run: read the page */
+  | 'reserved'
+  /** the subscription may run; no reservation was asked for */
+  | 'active'
+  /** the account's subscriptions are paused, or the balance could not cover the price (now paused) */
+  | 'paused_balance'
+  /** the account is disabled: nothing charged, read or delivered until it is enabled */
+  | 'account_disabled'
+  /** the subscription no longer exists */
+  | 'deleted';
+
+/** How a monitoring run's observation was paid: charged (the reservation stands) or free
+ *  (`not_found`: the reservation was refunded; 40402 is never charged). */
+export type RunDelivery = 'charged' | 'free';
+
+/** Input of the `startMonitoringRun` activity. */
+export interface StartMonitoringRunInput {
+  subscriptionId: number;
+  /** Unique per run: `m:<subscription id>:<workflow run id>:<run number within the workflow run>`. */
+  runKey: string;
+  /** Reserve the monitoring price (a read is due); false: only report whether the subscription may run. */
+  reserve: boolean;
+}
+
+/** Why a monitor does not read: the account's balance, or the account is disabled. */
+export type MonitorPauseReason = 'balance' | 'account_disabled';
 
 /** What became of one delivered observation (see core/subscriptions.ts `deliverObservation`). */
 export type DeliveryOutcome =
@@ -244,4 +308,13 @@ export interface RetentionReport {
   rateLimits: number;
   idempotencyKeys: number;
   sourceReads: number;
+}
+
+/**
+ * The task queue of webhook attempts: a worker polls it with WEBHOOK_SLOTS activity slots of its
+ * own, so receivers that answer slowly (or never, until WEBHOOK_TIMEOUT) cannot hold the slots that
+ * monitoring runs and task bookkeeping need on the main queue.
+ */
+export function webhookQueue(taskQueue: string): string {
+  return `${taskQueue}-webhooks`;
 }

@@ -1,15 +1,21 @@
 /**
  * monitorSubscription: one entity workflow per monitoring subscription (workflowId
- * `monitor:<id>`, style-anchors.md "(a) Recurring per-entity jobs"). Each due tick checks the
- * subscription's status, reads the product page (the `readProductPage` activity, observation
- * attached to the subscription) and delivers it (charged at the monitoring price, or the whole
- * account pauses when the balance cannot cover it). Between ticks it waits on a durable timer that
- * a signal interrupts, so a frequency change, a resume or a delete applies at once. History stays
- * bounded by continuing as new every `continueAsNewAfter` ticks or when the server suggests it.
+ * `monitor:<id>`, style-anchors.md "(a) Recurring per-entity jobs"). Each due tick starts a
+ * monitoring run (core/monitoring-runs.ts): the monitoring price is reserved before anything is
+ * read — or, when the balance cannot cover it, the whole account pauses and nothing is read; a
+ * disabled account's monitor reads and charges nothing until the account is enabled. Then the
+ * product page is read (the `readProductPage` activity), which stores the observation paid, as the
+ * subscription's latest; a read that fails every attempt is refunded. Between ticks it waits on a
+ * durable timer that a signal interrupts, so a frequency change, a resume or a delete applies at
+ * once. History stays bounded by continuing as new every `continueAsNewAfter` ticks or when the
+ * server suggests it.
  *
  * The database is the source of truth for the status: a paused monitor re-checks it every interval
  * (a resume signal only makes that happen at once), and a tick never reads before checking it, so
  * a lost signal delays but never breaks pausing, resuming or deleting.
+ *
+ * Monitors whose history was recorded before patch `monitor-reserve-before-read` replay their
+ * recorded ticks the old way (status check, read, then charge); their next tick reserves first.
  */
 import {
   ActivityFailure,
@@ -17,6 +23,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -30,12 +37,16 @@ import {
   resumeMonitorSignal,
   stopMonitorSignal,
   type MonitorOutcome,
+  type MonitorPauseReason,
   type MonitorState,
   type MonitorSubscriptionInput,
 } from './messages.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
+
+/** Ticks from this patch on reserve the monitoring price before reading. */
+const RESERVE_BEFORE_READ = 'monitor-reserve-before-read';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -88,12 +99,50 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
     const behind = Date.now() - s.nextDueAt;
     s.nextDueAt += (Math.floor(Math.max(0, behind) / s.intervalMs) + 1) * s.intervalMs;
   };
-  const pause = () => {
+  const pause = (reason: MonitorPauseReason = 'balance') => {
     s.paused = true;
+    s.pausedReason = reason;
     s.recheckAt = Date.now() + s.intervalMs;
   };
+  const unpause = () => {
+    s.paused = false;
+    delete s.pausedReason;
+  };
 
-  /** Reads and delivers one observation; false when the subscription turned out to be deleted. */
+  /** Runs started in this workflow run; with the run id, each run's key. */
+  let runs = 0;
+
+  /**
+   * One tick: starts a run (reserving the price when a read is due), then reads, or refunds the
+   * reservation when the read fails. @returns false when the subscription turned out to be deleted.
+   */
+  const reserveAndRead = async (): Promise<boolean> => {
+    const due = s.nextDueAt <= Date.now();
+    const runKey = `m:${subscriptionId}:${workflowInfo().runId}:${due ? ++runs : 0}`;
+    const start = await bookkeeping.startMonitoringRun({ subscriptionId, runKey, reserve: due });
+    if (start === 'deleted') return false;
+    if (start === 'paused_balance') pause('balance');
+    else if (start === 'account_disabled') pause('account_disabled');
+    else unpause();
+    if (start !== 'reserved' || stopped) {
+      if (start === 'reserved') await bookkeeping.refundMonitoringRun({ runKey }); // stopped meanwhile
+      return true;
+    }
+    try {
+      await readProductPage({ asin: input.asin, marketplace: input.marketplace, subscriptionId, monitoringRun: runKey });
+      s.deliveries++;
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      // Every attempt failed (50301), or the subscription was deleted meanwhile: nothing stored,
+      // the reservation is refunded, and the subscription stays active.
+      log.warn('monitoring read failed', { subscriptionId, error: error.cause?.message ?? error.message });
+      await bookkeeping.refundMonitoringRun({ runKey });
+    }
+    advance();
+    return true;
+  };
+
+  /** Ticks recorded before RESERVE_BEFORE_READ: reads, then charges (or pauses); false when deleted. */
   const readAndDeliver = async (): Promise<boolean> => {
     let observationId: string;
     try {
@@ -121,13 +170,17 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
       await condition(() => wake || stopped, dueAt - Date.now());
       continue; // re-plan: the deadline may have moved, or the monitor was stopped
     }
-    const status = await bookkeeping.getSubscriptionStatus({ subscriptionId });
-    if (status === 'deleted') break;
-    if (status === 'paused_balance') {
-      pause();
+    if (patched(RESERVE_BEFORE_READ)) {
+      if (!(await reserveAndRead())) break;
     } else {
-      s.paused = false;
-      if (s.nextDueAt <= Date.now() && !stopped && !(await readAndDeliver())) break;
+      const status = await bookkeeping.getSubscriptionStatus({ subscriptionId });
+      if (status === 'deleted') break;
+      if (status === 'paused_balance') {
+        pause();
+      } else {
+        s.paused = false;
+        if (s.nextDueAt <= Date.now() && !stopped && !(await readAndDeliver())) break;
+      }
     }
     ticks++;
     if (ticks >= (input.continueAsNewAfter ?? DEFAULT_CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested) {

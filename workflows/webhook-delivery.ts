@@ -2,30 +2,45 @@
  * webhookDelivery: one workflow per task and kind (workflowId `webhook:<taskId>:<kind>`), so each
  * delivery shows in the Web UI with its own history. The first attempt runs at once; after each
  * failure the workflow sleeps the next of WEBHOOK_RETRY_DELAYS (durable timers) and tries again;
- * success (2xx) or a refusal (private address at delivery) ends it (api-spec.md "Events").
+ * success (2xx) or a refusal (private address or port at delivery, account disabled) ends it
+ * (api-spec.md "Events").
+ *
+ * Attempts run on the webhook task queue with its own worker slots (`webhookQueue`). An attempt
+ * whose account already uses its share of those slots fails at once with `WebhookAccountBusy`;
+ * Temporal retries such an attempt with backoff (no workflow task, no history event meanwhile)
+ * until a slot is free, for up to ACCOUNT_WAIT_LIMIT; the workflow's own schedule counts only real
+ * attempts.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ActivityFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import { ActivityFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities/index.js';
 import {
+  webhookFairness,
+  webhookQueue,
   webhookWorkflowId,
   type WebhookDeliveryInput, type WebhookDeliveryOutcome, type WebhookOutcome, type WebhookPlan,
 } from './messages.js';
 
 /** Margin of the activity's start-to-close over WEBHOOK_TIMEOUT: loading the task, recording. */
 const ACTIVITY_MARGIN_MS = 5_000;
+/** How long one attempt may wait for its account's slot before it counts as a failed attempt. */
+const ACCOUNT_WAIT_LIMIT = '1h';
 
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryOutcome> {
-  // No activity-level retries: the workflow owns the retry schedule.
+  // The activity fails every attempt of its own non-retryably (the workflow owns the retry
+  // schedule); only `WebhookAccountBusy` and a worker lost mid-attempt are retried by Temporal.
   const { deliverWebhook } = proxyActivities<Activities>({
+    taskQueue: webhookQueue(workflowInfo().taskQueue),
     startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS,
-    retry: { maximumAttempts: 1 },
+    scheduleToCloseTimeout: ACCOUNT_WAIT_LIMIT,
+    // Unlimited attempts: bounded by ACCOUNT_WAIT_LIMIT.
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: Number.POSITIVE_INFINITY },
   });
   const attempts = 1 + input.retryDelaysMs.length;
   for (let attempt = 1; ; attempt++) {
     let outcome: WebhookOutcome;
     try {
-      ({ outcome } = await deliverWebhook({ taskId: input.taskId, kind: input.kind, attempt, timeoutMs: input.timeoutMs }));
+      ({ outcome } = await deliverWebhook({ taskId: input.taskId, kind: input.kind, attempt, timeoutMs: input.timeoutMs, ...(input.accountId === undefined ? {} : { accountId: input.accountId }) }));
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       outcome = 'failed'; // the activity itself failed or timed out: an unrecorded failed attempt
@@ -46,7 +61,8 @@ export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan |
         workflowId: webhookWorkflowId(taskId, kind),
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        args: [{ taskId, kind, retryDelaysMs: plan!.retryDelaysMs, timeoutMs: plan!.timeoutMs }],
+        ...(plan!.accountId === undefined ? {} : { priority: webhookFairness(plan!.accountId) }),
+        args: [{ taskId, kind, retryDelaysMs: plan!.retryDelaysMs, timeoutMs: plan!.timeoutMs, ...(plan!.accountId === undefined ? {} : { accountId: plan!.accountId }) }],
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

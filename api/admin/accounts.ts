@@ -85,14 +85,25 @@ export async function topUp(
 }
 
 /**
- * Disables or enables an account; a disabled account's requests fail with 40102 from the next one
- * on (api-spec.md "Authentication" 4).
+ * Disables or enables an account. A disabled account's requests fail with 40102 from the next one
+ * on (api-spec.md "Authentication" 4); its monitoring runs charge, read and deliver nothing and its
+ * webhook deliveries stop, each checked when it would happen (core/monitoring-runs.ts,
+ * worker/activities/webhook-delivery.ts). Enabling signals the account's monitors through
+ * `monitors`, so they resume at once; without it (or when a signal is lost) within one interval.
  * @returns `{ login, disabled }`.
  * @throws AdminError for an unknown login.
  */
-export async function setDisabled(prisma: PrismaClient, input: { login: string; disabled: boolean }): Promise<{ login: string; disabled: boolean }> {
+export async function setDisabled(
+  prisma: PrismaClient,
+  input: { login: string; disabled: boolean },
+  options: { monitors?: Pick<MonitorLauncher, 'resume'> } = {},
+): Promise<{ login: string; disabled: boolean }> {
   const { count } = await prisma.account.updateMany({ where: { login: input.login }, data: { disabled: input.disabled } });
   if (count === 0) throw new AdminError(`no account with login "${input.login}"`);
+  if (!input.disabled && options.monitors) {
+    const subscriptions = await prisma.subscription.findMany({ where: { account: { login: input.login } }, select: { id: true }, orderBy: { id: 'asc' } });
+    if (subscriptions.length) await options.monitors.resume(subscriptions.map((s) => s.id));
+  }
   return { login: input.login, disabled: input.disabled };
 }
 

@@ -38,7 +38,7 @@ async function withDatabase<T>(fn: (db: Database, config: Config) => Promise<T>)
 }
 
 /**
- * The running service's monitors, for `topup` to signal resumed subscriptions: connected on first
+ * The running service's monitors, for `topup` and `enable` to signal resumed subscriptions: connected on first
  * use to TEMPORAL_ADDRESS or the embedded dev server recorded in DATA_DIR. When Temporal does not
  * answer, a note goes to stderr: each monitor then notices the resume within one interval.
  */
@@ -90,7 +90,14 @@ for (const [name, disabled] of [['disable', true], ['enable', false]] as const) 
     .command(name)
     .description(`${name} an account (a disabled account's requests fail with 40102)`)
     .requiredOption('--login <login>')
-    .action((o: { login: string }) => withDatabase((db) => setDisabled(db.prisma, { login: o.login, disabled })));
+    .action((o: { login: string }) => withDatabase(async (db, config) => {
+      const service = serviceMonitors(config);
+      try {
+        return await setDisabled(db.prisma, { login: o.login, disabled }, { monitors: service.monitors });
+      } finally {
+        await service.close();
+      }
+    }));
 }
 
 account

@@ -49,9 +49,9 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   const rates = plan.rates;
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
-  const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[] }[] = [];
+  const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[]; accountId: number }[] = [];
   const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
-    const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks(deps.config.WEBHOOK_ALLOWLIST));
+    const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks({ allowlist: deps.config.WEBHOOK_ALLOWLIST, ports: deps.config.WEBHOOK_PORTS }));
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
     payable();
     const cost = priority === 2 ? rates.task_post_high : rates.task_post;
@@ -67,7 +67,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
     if (!created) throw new TaskError(40200);
     paid();
     if (!created.fresh) {
-      const settle = startOrFail(deps, { taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority) });
+      const settle = startOrFail(deps, { taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority), accountId: account.id });
       return { code: 20100, cost: created.cost, settle };
     }
     // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
@@ -81,7 +81,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
         return { code: 20100, cost: charged };
       }
     }
-    if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds });
+    if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds, accountId: account.id });
     return { code: 20100, cost: charged };
   });
   await Promise.all(finishedWithWebhooks.map((t) => startWebhooks(deps, t)));
@@ -89,7 +89,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
 }
 
 /** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2). */
-interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency }
+interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
 
 /**
  * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
@@ -111,7 +111,7 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<T
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not refund the task whose workflow did not start');
     return undefined;
   }
-  if (task.webhookKinds.length) await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds });
+  if (task.webhookKinds.length) await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds, accountId: task.accountId });
   return new TaskError(50301);
 }
 
@@ -119,7 +119,7 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<T
  * Starts the webhook deliveries of a task finished in the API. The task is finished and stays in
  * tasks_ready whatever happens here, so a failure is logged, not answered.
  */
-async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[] }): Promise<void> {
+async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[]; accountId: number }): Promise<void> {
   try {
     await deps.launcher.startWebhooks(task);
   } catch (error) {

@@ -115,9 +115,9 @@ export const accessRequestBody = z.union([accessRequest, z.array(accessRequest).
 
 /**
  * The URL rules of api-spec.md "Events" for task_post's `postback_url` and `pingback_url`, checked
- * right after each field's type and length; `allowlist` is WEBHOOK_ALLOWLIST.
+ * right after each field's type and length; `allowlist` is WEBHOOK_ALLOWLIST, `ports` WEBHOOK_PORTS.
  */
-export function webhookUrlChecks(allowlist: readonly string[]): FieldChecks<typeof taskPostTask> {
-  const allowed = (url: string | null) => url === null || checkWebhookUrl(url, allowlist).ok;
+export function webhookUrlChecks({ allowlist, ports }: { allowlist: readonly string[]; ports: readonly number[] }): FieldChecks<typeof taskPostTask> {
+  const allowed = (url: string | null) => url === null || checkWebhookUrl(url, allowlist, { ports }).ok;
   return { postback_url: allowed, pingback_url: allowed };
 }

@@ -57,10 +57,13 @@ async function startOnce(options: DevServerOptions, port: number): Promise<Tempo
   // partition priority 2 reads are strictly dispatched before priority 1 ones (workflows/messages.ts
   // PRIORITY_KEYS). One node serves every queue here, so partitions would buy nothing anyway.
   // Server 1.29 dispatches by priority only with the new matcher, which it does not enable by default.
+  // Fairness: within a priority, tasks of different fairness keys (webhook deliveries carry their
+  // account's, workflows/messages.ts `webhookFairness`) are dispatched in turn, not first come first served.
   args.push(
     '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
     '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
     '--dynamic-config-value', 'matching.useNewMatcher=true',
+    '--dynamic-config-value', 'matching.enableFairness=true',
   );
   if (options.dbFile) {
     fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });

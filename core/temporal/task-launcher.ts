@@ -5,7 +5,7 @@
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../config.js';
-import { PRIORITY_KEYS, webhookWorkflowId, type ProductTaskInput, type ReadUrgency, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../../workflows/messages.js';
+import { PRIORITY_KEYS, webhookFairness, webhookWorkflowId, type ProductTaskInput, type ReadUrgency, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../../workflows/messages.js';
 
 /** What the API needs of Temporal; tests use the real implementation against a dev server. */
 export interface TaskLauncher {
@@ -15,9 +15,12 @@ export interface TaskLauncher {
    * workflow already started for the task counts as started (the reconciler and the API may race).
    * @throws what Temporal answers when it refuses the start (unknown namespace, server down, ...).
    */
-  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & { webhookKinds?: WebhookKind[]; urgency?: ReadUrgency }): Promise<void>;
-  /** Starts the deliveries of a task that is already finished (workflowId `webhook:<taskId>:<kind>`). */
-  startWebhooks(input: { taskId: string; kinds: WebhookKind[] }): Promise<void>;
+  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & { webhookKinds?: WebhookKind[]; urgency?: ReadUrgency; accountId?: number }): Promise<void>;
+  /**
+   * Starts the deliveries of a task that is already finished (workflowId `webhook:<taskId>:<kind>`);
+   * `accountId` is the task's account (its share of the webhook slots).
+   */
+  startWebhooks(input: { taskId: string; kinds: WebhookKind[]; accountId?: number }): Promise<void>;
   /** Waits up to `budgetMs` for the workflow to finish; false when the budget ran out. */
   waitFor(taskId: string, budgetMs: number): Promise<boolean>;
   /** Requests cancellation of the task's workflow (ignored when already closed). */
@@ -33,15 +36,15 @@ export interface TaskWorkflows extends Pick<TaskLauncher, 'start' | 'startWebhoo
   state(taskId: string): Promise<TaskWorkflowState>;
 }
 
-/** The deliveries' schedule from the configuration (workflows cannot read it). */
-function webhookPlan(config: Config, kinds: WebhookKind[]): WebhookPlan {
-  return { kinds, retryDelaysMs: [...config.WEBHOOK_RETRY_DELAYS], timeoutMs: config.WEBHOOK_TIMEOUT };
+/** The deliveries' schedule from the configuration (workflows cannot read it), and the task's account. */
+function webhookPlan(config: Config, kinds: WebhookKind[], accountId: number | undefined): WebhookPlan {
+  return { kinds, retryDelaysMs: [...config.WEBHOOK_RETRY_DELAYS], timeoutMs: config.WEBHOOK_TIMEOUT, ...(accountId === undefined ? {} : { accountId }) };
 }
 
 /** The Temporal implementation of `TaskLauncher` (and of the reconciler's `TaskWorkflows`). */
 export function temporalTaskLauncher(client: Client, config: Config): TaskLauncher & TaskWorkflows {
   return {
-    async start({ webhookKinds, urgency, ...input }) {
+    async start({ webhookKinds, urgency, accountId, ...input }) {
       await client.workflow.start('productTask', {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: input.taskId,
@@ -50,18 +53,19 @@ export function temporalTaskLauncher(client: Client, config: Config): TaskLaunch
         priority: { priorityKey: PRIORITY_KEYS[urgency ?? 'normal'] },
         args: [{
           ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000,
-          ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds) } : {}),
+          ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds, accountId) } : {}),
         } satisfies ProductTaskInput],
       }).catch((error: unknown) => { if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; });
     },
-    async startWebhooks({ taskId, kinds }) {
-      const plan = webhookPlan(config, kinds);
+    async startWebhooks({ taskId, kinds, accountId }) {
+      const plan = webhookPlan(config, kinds, accountId);
       for (const kind of kinds) {
         await client.workflow.start('webhookDelivery', {
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           workflowId: webhookWorkflowId(taskId, kind),
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          args: [{ taskId, kind, retryDelaysMs: plan.retryDelaysMs, timeoutMs: plan.timeoutMs } satisfies WebhookDeliveryInput],
+          ...(accountId === undefined ? {} : { priority: webhookFairness(accountId) }),
+          args: [{ taskId, kind, retryDelaysMs: plan.retryDelaysMs, timeoutMs: plan.timeoutMs, ...(accountId === undefined ? {} : { accountId }) } satisfies WebhookDeliveryInput],
         }).catch((error: unknown) => { if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; });
       }
     },

@@ -17,11 +17,40 @@ export interface ResolvedAddress {
 /** Resolves a host name to its addresses (injectable: tests map names to chosen addresses). */
 export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-/** The system resolver (getaddrinfo, like any client on this machine). */
+/**
+ * The system resolver (getaddrinfo: /etc/hosts, then DNS). getaddrinfo blocks one of libuv's four
+ * thread-pool threads per call, which file system and crypto work share, so deliveries use it only
+ * for WEBHOOK_ALLOWLIST hosts (the operator's own names, e.g. in /etc/hosts); see `dnsResolver`.
+ */
 export const systemResolver: HostResolver = async (hostname) => {
   const found = await dns.promises.lookup(hostname, { all: true, verbatim: true });
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
+
+/** One DNS query's wait before c-ares retries it, ms; two tries per query. */
+const DNS_TRY_TIMEOUT_MS = 2_000;
+
+/**
+ * A DNS resolver for webhook hosts: `dns.promises.Resolver` (c-ares, non-blocking sockets on the
+ * event loop), so slow or unanswered lookups never occupy the libuv thread pool. A and AAAA are
+ * asked at once; each query gives up after two tries of `tryTimeoutMs` (the attempt's own timeout
+ * bounds the whole lookup as well). It reads /etc/resolv.conf, not /etc/hosts.
+ * @param options.servers DNS servers (`host` or `host:port`); default the system's.
+ * @returns a HostResolver that rejects (ENOTFOUND, ENODATA, ETIMEOUT, ...) when neither family answers.
+ */
+export function dnsResolver(options: { servers?: string[]; tryTimeoutMs?: number } = {}): HostResolver {
+  const resolver = new dns.promises.Resolver({ timeout: options.tryTimeoutMs ?? DNS_TRY_TIMEOUT_MS, tries: 2 });
+  if (options.servers) resolver.setServers(options.servers);
+  return async (hostname) => {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const found: ResolvedAddress[] = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+    ];
+    if (found.length === 0) throw v4.status === 'rejected' ? v4.reason : v6.status === 'rejected' ? v6.reason : new Error(`${hostname}: no address`);
+    return found;
+  };
+}
 
 /** How one attempt ended: `refused` is final (not retried), `failed` is retried. */
 export interface AttemptResult {

@@ -3,6 +3,8 @@
  * Normalisation is WHATWG `URL` (IDN hosts to punycode, IPv4 shorthands such as `0x7f.1` to dotted
  * decimal, default port dropped); address classes are ipaddr.js's `range()` names. Used at
  * task_post (the task fails with 40501) and again at delivery on the URL actually requested.
+ * Ports are limited to WEBHOOK_PORTS (operations-contract.md; default 80 and 443), so a webhook
+ * cannot be aimed at other services of a public host (SMTP, databases, admin consoles).
  */
 import ipaddr from 'ipaddr.js';
 
@@ -12,13 +14,15 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 const MAX_LABEL_LENGTH = 63;
 /** Local names: `localhost` and the special-use suffixes that never name a public host. */
 const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal'];
+/** WEBHOOK_PORTS' default: the schemes' own ports. */
+export const DEFAULT_WEBHOOK_PORTS: readonly number[] = [80, 443];
 /** IPv4-compatible IPv6 (`::a.b.c.d`, deprecated by RFC 4291), which ipaddr.js files as unicast. */
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /** Why a URL was refused (stable names, used in logs, delivery records and tests). */
 export type UrlRefusal =
   | 'too_long' | 'control_character' | 'unparseable' | 'scheme' | 'credentials'
-  | 'empty_label' | 'long_label' | 'local_name' | 'non_public_address';
+  | 'empty_label' | 'long_label' | 'local_name' | 'non_public_address' | 'port';
 
 export type UrlRefused = { ok: false; reason: UrlRefusal; detail: string };
 export type UrlVerdict = { ok: true; url: URL; allowlisted: boolean } | UrlRefused;
@@ -95,8 +99,9 @@ function checkHostName(host: string): UrlRefused | null {
  * and sign (fragment removed); `allowlisted` says the host is exempt from the address rules.
  * @param options.maxLength length limit of the raw text (delivery passes Infinity: the configured
  *   URL was checked at task_post, and `$tag` may lengthen a pingback).
+ * @param options.ports the ports a URL may use unless allowlisted (WEBHOOK_PORTS; default 80, 443).
  */
-export function checkWebhookUrl(raw: string, allowlist: readonly string[], options: { maxLength?: number } = {}): UrlVerdict {
+export function checkWebhookUrl(raw: string, allowlist: readonly string[], options: { maxLength?: number; ports?: readonly number[] } = {}): UrlVerdict {
   if (raw.length > (options.maxLength ?? MAX_WEBHOOK_URL_LENGTH)) return { ok: false, reason: 'too_long', detail: `${raw.length} characters` };
   if (hasControlCharacter(raw)) return { ok: false, reason: 'control_character', detail: 'control character' };
   let url: URL;
@@ -115,5 +120,7 @@ export function checkWebhookUrl(raw: string, allowlist: readonly string[], optio
   }
   const allowlisted = isAllowlisted(url, allowlist);
   if (ip && !allowlisted && !isPublicAddress(host)) return { ok: false, reason: 'non_public_address', detail: `${host} (${addressRange(host)})` };
+  const port = Number(effectivePort(url));
+  if (!allowlisted && !(options.ports ?? DEFAULT_WEBHOOK_PORTS).includes(port)) return { ok: false, reason: 'port', detail: `port ${port}` };
   return { ok: true, url, allowlisted };
 }

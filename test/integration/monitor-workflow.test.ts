@@ -1,8 +1,8 @@
 /**
  * The `monitorSubscription` workflow on the real Temporal dev server with its activities replaced
  * by in-memory fakes and sub-second intervals: the timer loop, frequency changes, pause and resume,
- * stop and delete, failed reads, and continue-as-new carrying the state. monitoring.test.ts runs
- * the same workflow through the whole stack.
+ * a disabled account, stop and delete, failed reads (refunded), and continue-as-new carrying the
+ * state. monitoring.test.ts and monitoring-money.test.ts run the same workflow through the whole stack.
  */
 import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -21,8 +21,10 @@ import {
   pageReadQueue,
   resumeMonitorSignal,
   stopMonitorSignal,
-  type DeliveryOutcome,
+  type MonitoringRunStart,
   type MonitorSubscriptionInput,
+  type ReadProductInput,
+  type StartMonitoringRunInput,
   type SubscriptionState,
 } from '../../workflows/messages.js';
 import { waitFor } from '../support/http.js';
@@ -36,32 +38,50 @@ let worker: Worker;
 let pageReader: Worker;
 let running: Promise<void>;
 
-/** Per subscription: reads (ms timestamps), what the database says, what the next deliveries answer. */
+/**
+ * Per subscription: reads (ms timestamps), what the database says, what the next reservations
+ * answer (`paused`: the balance cannot cover it), reservations made and refunded (run keys).
+ */
 const reads = new Map<number, number[]>();
 const statusOf = new Map<number, SubscriptionState>();
+const disabled = new Set<number>();
 const statusChecks = new Map<number, number>();
-const nextOutcomes = new Map<number, DeliveryOutcome[]>();
+const nextReservations = new Map<number, ('reserved' | 'paused')[]>();
+const reserved = new Map<number, string[]>();
+const refunded = new Map<number, string[]>();
 const failingReads = new Set<number>();
 let observationSeq = 0;
 
 const readsOf = (id: number) => reads.get(id)?.length ?? 0;
+const push = <T>(map: Map<number, T[]>, id: number, value: T) => map.set(id, [...(map.get(id) ?? []), value]);
 
 const activities = {
-  async readProductPage(input: { asin: string; marketplace: string; subscriptionId?: number }) {
+  async readProductPage(input: ReadProductInput) {
     const id = input.subscriptionId!;
-    reads.set(id, [...(reads.get(id) ?? []), Date.now()]);
+    // A read only ever happens for a reserved, unrefunded run.
+    if (!reserved.get(id)?.includes(input.monitoringRun!) || refunded.get(id)?.includes(input.monitoringRun!)) throw new Error(`read without reservation: ${input.monitoringRun}`);
+    push(reads, id, Date.now());
     if (failingReads.has(id)) throw ApplicationFailure.nonRetryable('blocked', 'SourceBlocked');
-    return { observationId: String(++observationSeq), status: 'ok' as const };
+    return { observationId: String(++observationSeq), status: 'ok' as const, delivery: 'charged' as const };
   },
-  async getSubscriptionStatus(input: { subscriptionId: number }): Promise<SubscriptionState> {
-    statusChecks.set(input.subscriptionId, (statusChecks.get(input.subscriptionId) ?? 0) + 1);
-    return statusOf.get(input.subscriptionId) ?? 'active';
+  async startMonitoringRun(input: StartMonitoringRunInput): Promise<MonitoringRunStart> {
+    const id = input.subscriptionId;
+    statusChecks.set(id, (statusChecks.get(id) ?? 0) + 1);
+    const status = statusOf.get(id) ?? 'active';
+    if (status !== 'active') return status;
+    if (disabled.has(id)) return 'account_disabled';
+    if (!input.reserve) return 'active';
+    if (nextReservations.get(id)?.shift() === 'paused') {
+      statusOf.set(id, 'paused_balance');
+      return 'paused_balance';
+    }
+    push(reserved, id, input.runKey);
+    return 'reserved';
   },
-  async deliverMonitoringObservation(input: { subscriptionId: number; observationId: string }): Promise<DeliveryOutcome> {
-    const queued = nextOutcomes.get(input.subscriptionId);
-    const outcome = queued?.shift() ?? 'charged';
-    if (outcome === 'paused') statusOf.set(input.subscriptionId, 'paused_balance');
-    return outcome;
+  async refundMonitoringRun(input: { runKey: string }) {
+    const id = Number(input.runKey.split(':')[1]);
+    push(refunded, id, input.runKey);
+    return 'refunded' as const;
   },
 };
 
@@ -150,12 +170,13 @@ describe('monitorSubscription', () => {
     await handle.result();
   });
 
-  it('a delivery the balance cannot cover pauses reading; re-checks notice a resume without any signal', async () => {
-    nextOutcomes.set(30, ['charged', 'paused']);
+  it('a run the balance cannot cover pauses before reading; re-checks notice a resume without any signal', async () => {
+    nextReservations.set(30, ['reserved', 'paused']);
     const handle = await start(30, { intervalMs: 300 });
     await waitFor(async () => (await handle.query(monitorStateQuery)).paused, 20_000, 50);
     const readsWhenPaused = readsOf(30);
-    expect(readsWhenPaused).toBe(2);
+    expect(readsWhenPaused).toBe(1); // the second run was not paid for: nothing was read
+    expect(await handle.query(monitorStateQuery)).toMatchObject({ paused: true, pausedReason: 'balance' });
     const checksWhenPaused = statusChecks.get(30)!;
     await waitFor(async () => statusChecks.get(30)! >= checksWhenPaused + 3, 20_000, 50); // re-checks every 300 ms
     expect(readsOf(30)).toBe(readsWhenPaused);
@@ -166,11 +187,31 @@ describe('monitorSubscription', () => {
     await handle.result();
   });
 
-  it('a failed read is neither delivered nor a pause: the schedule goes on', async () => {
+  it('a failed read is neither delivered nor a pause: its reservation is refunded and the schedule goes on', async () => {
     failingReads.add(40);
     const handle = await start(40, { intervalMs: 300 });
-    await waitFor(async () => readsOf(40) >= 3, 20_000, 50);
+    await waitFor(async () => readsOf(40) >= 3 && (refunded.get(40)?.length ?? 0) >= 3, 20_000, 50);
     expect(await handle.query(monitorStateQuery)).toMatchObject({ paused: false, deliveries: 0 });
+    await handle.signal(stopMonitorSignal);
+    await handle.result();
+    // Every reservation was refunded, each once, and no two runs shared a key.
+    expect([...refunded.get(40)!].sort()).toEqual([...reserved.get(40)!].sort());
+    expect(new Set(reserved.get(40)).size).toBe(reserved.get(40)!.length);
+  });
+
+  it('a disabled account pauses reading with its reason; a resume signal after enabling reads at once', async () => {
+    disabled.add(45);
+    const handle = await start(45, { intervalMs: 120_000, firstReadAt: Date.now() });
+    await waitFor(async () => (await handle.query(monitorStateQuery)).paused, 20_000, 50);
+    expect(await handle.query(monitorStateQuery)).toMatchObject({ paused: true, pausedReason: 'account_disabled' });
+    expect(readsOf(45)).toBe(0);
+    expect(reserved.get(45)).toBeUndefined(); // nothing charged
+    disabled.delete(45);
+    await handle.signal(resumeMonitorSignal);
+    await waitFor(async () => readsOf(45) >= 1, 20_000, 50);
+    const state = await handle.query(monitorStateQuery);
+    expect(state.paused).toBe(false);
+    expect(state.pausedReason).toBeUndefined();
     await handle.signal(stopMonitorSignal);
     await handle.result();
   });
@@ -210,6 +251,7 @@ describe('monitorSubscription', () => {
     expect(state.intervalMs).toBe(250);
     const first = await client.workflow.getHandle(monitorWorkflowId(60), firstRunId).describe();
     expect(first.status.name).toBe('CONTINUED_AS_NEW');
+    expect(new Set(reserved.get(60)).size).toBe(reserved.get(60)!.length); // run keys stay unique across runs
     const times = reads.get(60)!;
     expect((times.at(-1)! - times[0]!) / (times.length - 1)).toBeGreaterThanOrEqual(230); // no burst across runs
     await client.workflow.getHandle(monitorWorkflowId(60)).signal(stopMonitorSignal);

@@ -1,8 +1,9 @@
 /**
- * The monitoring rules of core/subscriptions.ts under real concurrency, on the real PostgreSQL
- * (a pool of 10 connections; PGlite runs one query at a time): concurrent adds never exceed 10,000
- * subscriptions per account, and concurrent deliveries charge exactly what the balance covers and
- * pause the account once.
+ * The monitoring rules of core/subscriptions.ts and core/monitoring-runs.ts under real concurrency,
+ * on the real PostgreSQL (a pool of 10 connections; PGlite runs one query at a time): concurrent
+ * adds never exceed 10,000 subscriptions per account, concurrent deliveries (monitors recorded
+ * before reservations) and concurrent run reservations charge exactly what the balance covers and
+ * pause the account once, and a reservation retried while the first attempt still runs charges once.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
@@ -12,6 +13,7 @@ import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import type { Product } from '../../core/product.js';
 import { addSubscriptions, deliverObservation, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../core/subscriptions.js';
+import { refundMonitoringRun, startMonitoringRun, storeMonitoringObservation } from '../../core/monitoring-runs.js';
 import { createScratchDatabase } from '../support/env.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
@@ -79,5 +81,34 @@ describeNeeding([postgresPrerequisite], 'monitoring rules under concurrency (Pos
     const resumed = await prisma.account.findUniqueOrThrow({ where: { id }, include: { subscriptions: true } });
     expect(resumed.subscriptionsPaused).toBe(false);
     expect(resumed.subscriptions.every((s) => s.status === 'active')).toBe(true);
+  });
+
+  it('concurrent run reservations charge exactly what the balance covers, pause once, and a concurrent retry of one run charges once', async () => {
+    const { id } = await createAccount(prisma, { login: 'reserver', email: 'v@example.com', balance: PRICE * 3.5 });
+    const subs = (await addSubscriptions(prisma, id, Array.from({ length: 10 }, (_, i) => ({ asin: `V${String(i).padStart(9, '0')}`, marketplace: 'com', frequency: 'hourly' as const }))))
+      .map((o) => (o.kind === 'limit' ? null : o.row)).filter((r) => r !== null);
+    // Each run twice at once: an activity retried while its first attempt is still running.
+    const runs = subs.flatMap((s) => [0, 1].map(() => ({ subscriptionId: s.id, runKey: `m:${s.id}:race:1`, reserve: true })));
+    const starts = await Promise.all(runs.map((run) => startMonitoringRun(prisma, run)));
+    const reservedSubs = new Set(runs.filter((_, i) => starts[i] === 'reserved').map((r) => r.subscriptionId));
+    expect(reservedSubs.size).toBe(3);
+    const money = await accountMoney(prisma, { id });
+    expect(money.entries.filter((e) => e.kind === 'monitoring')).toHaveLength(3);
+    expect(money.balance).toBeCloseTo(PRICE * 0.5, 9);
+    expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
+    const account = await prisma.account.findUniqueOrThrow({ where: { id }, include: { subscriptions: true } });
+    expect(account.subscriptionsPaused).toBe(true);
+    expect(account.subscriptions.every((s) => s.status === 'paused_balance')).toBe(true);
+
+    // A reserved run stores once and is refunded once, whatever runs at the same time.
+    const [first, second] = [...reservedSubs];
+    const stored = await Promise.all([0, 1].map(() => storeMonitoringObservation(prisma, { subscriptionId: first!, runKey: `m:${first}:race:1`, product: product(`V${first}`) })));
+    expect(stored[0]).toEqual(stored[1]);
+    expect(await prisma.observation.count({ where: { subscriptionId: first! } })).toBe(1);
+    const refunds = await Promise.all([0, 1, 2].map(() => refundMonitoringRun(prisma, { runKey: `m:${second}:race:1` })));
+    expect(refunds).toEqual(['refunded', 'refunded', 'refunded']);
+    const after = await accountMoney(prisma, { id });
+    expect(after.entries.filter((e) => e.kind === 'refund')).toHaveLength(1);
+    expect(after.balance).toBeCloseTo(PRICE * 1.5, 9);
   });
 });

@@ -109,6 +109,8 @@ describe('webhooks over the whole stack', () => {
     const config = loadConfig({
       DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error', SOURCE_READ_ATTEMPTS: '2',
       WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1s,2s,3s', WEBHOOK_TIMEOUT: '2s',
+      // The rebinding stand-in is not allowlisted and listens on the receiver's port.
+      WEBHOOK_PORTS: `80,443,${receiver.port}`,
     });
     const webhookResolver: HostResolver = async (host) => (host === REBOUND_HOST ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(host));
     stack = await startStack(config, createLogger('error'), { temporalUiPort: await getPort(), persistTemporal: false, webhookResolver });

@@ -31,6 +31,15 @@ describe('config', () => {
     expect(c.LIVE_BUDGET).toBe(10_000);
   });
 
+  it('WEBHOOK_PORTS is a list of ports (default 80, 443); webhook slots default to 64, 8 per account', () => {
+    const c = loadConfig({});
+    expect(c.WEBHOOK_PORTS).toEqual([80, 443]);
+    expect([c.WEBHOOK_SLOTS, c.WEBHOOK_ACCOUNT_SLOTS]).toEqual([64, 8]);
+    expect(loadConfig({ WEBHOOK_PORTS: '443, 8443' }).WEBHOOK_PORTS).toEqual([443, 8443]);
+    for (const bad of ['http', '0', '65536', '', '80;443']) expect(() => loadConfig({ WEBHOOK_PORTS: bad }), bad).toThrow(/WEBHOOK_PORTS/);
+    expect(() => loadConfig({ WEBHOOK_ACCOUNT_SLOTS: '0' })).toThrow(/WEBHOOK_ACCOUNT_SLOTS/);
+  });
+
   it('names every invalid variable', () => {
     expect(() => loadConfig({ REUSE_WINDOW: 'soon', PORT: 'x', MONITORING_INTERVALS: 'weekly=1h' })).toThrow(ConfigError);
     try {

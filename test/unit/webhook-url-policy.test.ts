@@ -14,7 +14,8 @@ describe('webhook URL policy', () => {
   it('accepts public http and https URLs, IDN hosts and public IP literals', () => {
     for (const url of [
       'https://hooks.example.com/postback?id=$id&tag=$tag',
-      'http://example.org:8080/a/b',
+      'http://example.org:80/a/b',
+      'https://example.org:443/a/b',
       'https://bücher.example/ä',
       'http://8.8.8.8/x',
       'http://[2606:4700:4700::1111]/x',
@@ -93,6 +94,24 @@ describe('webhook URL policy', () => {
     expect(refusal('not a url')).toBe('unparseable');
     expect(refusal('')).toBe('unparseable');
     expect(refusal('http://999.1.1.1/')).toBe('unparseable');
+  });
+
+  it('refuses ports other than WEBHOOK_PORTS (default 80 and 443; either scheme may use either); allowlisted hosts are exempt', () => {
+    for (const url of ['http://example.org:8080/a', 'https://example.org:8443/', 'http://8.8.8.8:25/', 'http://[2606:4700:4700::1111]:6379/']) {
+      const verdict = checkWebhookUrl(url, []);
+      expect(verdict, url).toMatchObject({ ok: false, reason: 'port' });
+    }
+    expect(checkWebhookUrl('http://example.org:8080/a', [])).toMatchObject({ detail: 'port 8080' });
+    expect(refusal('http://example.org/a')).toBe('accepted');
+    expect(refusal('https://example.org/a')).toBe('accepted');
+    expect(refusal('http://example.org:443/a')).toBe('accepted');
+    const ports = { ports: [443, 8443] };
+    expect(checkWebhookUrl('https://example.org:8443/', [], ports).ok).toBe(true);
+    expect(checkWebhookUrl('https://example.org/', [], ports).ok).toBe(true);
+    expect(checkWebhookUrl('http://example.org/', [], ports)).toMatchObject({ ok: false, reason: 'port', detail: 'port 80' });
+    expect(checkWebhookUrl('http://hooks.example.org:9000/', ['hooks.example.org:9000']).ok).toBe(true);
+    expect(checkWebhookUrl('http://hooks.example.org:9000/', ['hooks.example.org']).ok).toBe(true);
+    expect(checkWebhookUrl('http://hooks.example.org:9001/', ['hooks.example.org:9000'])).toMatchObject({ ok: false, reason: 'port' });
   });
 
   it('WEBHOOK_ALLOWLIST exempts listed hosts (host: any port; host:port: that port only)', () => {

@@ -1,17 +1,30 @@
 /**
- * Monitoring activities: the status check before each read and the delivery of the observation
- * read (charge, or pause the account). The rules live in core/subscriptions.ts.
+ * Monitoring activities: starting a run (status check and reservation of the monitoring price),
+ * refunding a run whose page was not read, and — for monitors whose history predates reservations
+ * — the status check and the delivery of an observation read before it was paid. The rules live in
+ * core/monitoring-runs.ts and core/subscriptions.ts.
  */
 import { monitoringDeliveries } from '../../core/metrics.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
+import { refundMonitoringRun, startMonitoringRun } from '../../core/monitoring-runs.js';
 import { deliverObservation, subscriptionState } from '../../core/subscriptions.js';
-import type { DeliveryOutcome, SubscriptionState } from '../../workflows/messages.js';
+import type { DeliveryOutcome, MonitoringRunStart, StartMonitoringRunInput, SubscriptionState } from '../../workflows/messages.js';
 
 export function createMonitoringActivities({ prisma }: { prisma: PrismaClient }) {
   return {
     /** The subscription's status as stored (`deleted` once its row is gone). */
     async getSubscriptionStatus(input: { subscriptionId: number }): Promise<SubscriptionState> {
       return subscriptionState(prisma, input.subscriptionId);
+    },
+    /** Starts a monitoring run: checks the subscription and its account, and reserves the price when asked. */
+    async startMonitoringRun(input: StartMonitoringRunInput): Promise<MonitoringRunStart> {
+      return startMonitoringRun(prisma, input);
+    },
+    /** Refunds a reserved run whose page was not read (`refunded`, `delivered` when it was, `none`). */
+    async refundMonitoringRun(input: { runKey: string }): Promise<'refunded' | 'delivered' | 'none'> {
+      const outcome = await refundMonitoringRun(prisma, input);
+      if (outcome === 'refunded') monitoringDeliveries.inc({ outcome: 'refunded' });
+      return outcome;
     },
     /** Charges the monitoring price for an observation read for the subscription (see `deliverObservation`). */
     async deliverMonitoringObservation(input: { subscriptionId: number; observationId: string }): Promise<DeliveryOutcome> {

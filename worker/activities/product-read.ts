@@ -7,13 +7,15 @@ import type { Logger } from '../../core/logger.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { storeObservation } from '../../core/observations.js';
+import { MonitoringRunError, monitoringRunRead, storeMonitoringObservation } from '../../core/monitoring-runs.js';
+import { monitoringDeliveries } from '../../core/metrics.js';
 import { finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js';
 import type { Product } from '../../core/product.js';
 import { recordSourceRead, type SourceReadOutcome } from '../../core/source-reads.js';
 import type { SourcePage } from '../browser/browser-grid.js';
 import { BrowserGridError } from '../browser/errors.js';
 import { decodePage, parseProductPage, PARSER_VERSION } from '../parser/index.js';
-import { SOURCE_BLOCKED, SOURCE_UNAVAILABLE, type ReadProductResult } from '../../workflows/messages.js';
+import { MONITORING_RUN_CLOSED, SOURCE_BLOCKED, SOURCE_UNAVAILABLE, type ReadProductInput, type ReadProductResult } from '../../workflows/messages.js';
 
 /** What the activity needs of the browser grid. */
 export interface ProductPageSource {
@@ -45,16 +47,30 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
 export function createProductReadActivities({ prisma, source, logger }: ProductReadDeps) {
   return {
     /**
-     * With `subscriptionId`, the stored observation is attached to that monitoring subscription.
+     * With `subscriptionId`, the stored observation is attached to that monitoring subscription;
+     * with `monitoringRun` too, the read belongs to that reserved run (core/monitoring-runs.ts): the
+     * page is read only while the run is reserved and unread (a run already read returns its
+     * observation), and the observation is stored paid, as the subscription's latest. A run that
+     * must not be read fails with a non-retryable `MonitoringRunClosed`.
      * With `taskId`, the read also does the task's bookkeeping (workflows/product-task.ts): the task
      * is marked running while the page loads and completed from the stored observation (20000, or
      * 40402 refunded) before the activity returns; the result carries the task's status code.
      */
-    async readProductPage(input: { asin: string; marketplace: string; subscriptionId?: number; taskId?: string }): Promise<ReadProductResult> {
+    async readProductPage(input: ReadProductInput): Promise<ReadProductResult> {
       const marketplace = resolveMarketplace(input.marketplace);
       if (!marketplace) throw ApplicationFailure.nonRetryable(`unknown marketplace ${input.marketplace}`, 'BadInput');
       const asin = input.asin.toUpperCase();
       const { taskId } = input;
+      const run = input.monitoringRun !== undefined && input.subscriptionId !== undefined
+        ? { subscriptionId: input.subscriptionId, runKey: input.monitoringRun }
+        : undefined;
+      if (run) {
+        const read = await closedRunToFailure(() => monitoringRunRead(prisma, run));
+        if (read.state === 'read') {
+          const status = read.status as ReadProductResult['status'];
+          return { observationId: read.observationId.toString(), status, delivery: status === 'not_found' ? 'free' : 'charged' };
+        }
+      }
       const ctx = Context.current();
       // Informational, so it runs beside the page load; it lands before the task is completed.
       const running = taskId ? markTaskRunning(prisma, taskId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'could not mark the task running')) : undefined;
@@ -87,6 +103,12 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
         /** Stores the observation (and records the read beside it), then completes the task if any. */
         const finish = async (product: Product, outcome: SourceReadOutcome): Promise<ReadProductResult> => {
           const storeStart = performance.now();
+          if (run) {
+            const [stored] = await Promise.all([closedRunToFailure(() => storeMonitoringObservation(prisma, { ...run, product })), record(outcome)]);
+            monitoringDeliveries.inc({ outcome: stored.delivery });
+            timings.storeMs = Math.round(performance.now() - storeStart);
+            return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery };
+          }
           const [id] = await Promise.all([storeObservation(prisma, product, input.subscriptionId), record(outcome), running]);
           const statusCode = taskId ? (await finishTaskFromObservation(prisma, taskId, id)).statusCode : undefined;
           timings.storeMs = Math.round(performance.now() - storeStart);
@@ -116,4 +138,14 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       }
     },
   };
+}
+
+/** Runs `fn`, turning a MonitoringRunError into the non-retryable `MonitoringRunClosed` failure. */
+async function closedRunToFailure<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof MonitoringRunError) throw ApplicationFailure.nonRetryable(error.message, MONITORING_RUN_CLOSED);
+    throw error;
+  }
 }

@@ -1,0 +1,181 @@
+/**
+ * Monitoring runs: one scheduled observation of a subscription, paid for before its page is read
+ * (api-spec.md "Subscription status", "Charging rules": monitoring is charged per delivered
+ * observation). A run
+ * 1. starts: under the account's lock the monitoring price is charged (reserved) with a ledger
+ *    entry keyed by the run (`run_key`), or nothing happens because the subscription is gone, the
+ *    account is disabled, or its subscriptions are paused / the balance cannot cover the price
+ *    (then every subscription of the account pauses, as a delivery the balance cannot cover did);
+ * 2. stores its observation in the same transaction that links it to the reserved charge and makes
+ *    it the subscription's latest (a `not_found` observation refunds the reservation: 40402 is never
+ *    charged) — so no observation of a subscription is ever stored unpaid, in history or anywhere;
+ * 3. or, when the read fails (blocked, unavailable) or the subscription was deleted meanwhile, is
+ *    refunded.
+ * Every step is idempotent under activity retries: the run key is unique in the ledger, a refund
+ * is keyed `<run key>:refund`, and a run that already stored its observation returns it.
+ */
+import type { Prisma, PrismaClient } from './db/prisma.js';
+import { insertObservation } from './observations.js';
+import { planOf } from './pricing.js';
+import type { Product } from './product.js';
+import { TX_OPTIONS, lockAccount, pauseAccountSubscriptions } from './subscriptions.js';
+import type { MonitoringRunStart as RunStart, RunDelivery } from '../workflows/messages.js';
+
+type Tx = Prisma.TransactionClient;
+
+/** Longest run key (`ledger_entries.run_key` is VARCHAR(96), the refund adds `:refund`). */
+export const MAX_RUN_KEY_LENGTH = 88;
+
+/** Why a run's observation cannot be stored; the read is then refunded, never retried. */
+export class MonitoringRunError extends Error {
+  override name = 'MonitoringRunError';
+  constructor(readonly reason: 'not_reserved' | 'refunded' | 'deleted', runKey: string) {
+    super(`monitoring run ${runKey}: ${reason === 'deleted' ? 'subscription deleted' : reason.replace('_', ' ')}`);
+  }
+}
+
+/** The run's reserved charge, locked when `lock` (callers hold the account's lock first). */
+async function reservationOf(tx: Tx | PrismaClient, runKey: string, lock: boolean) {
+  const rows = lock
+    ? await tx.$queryRaw<{ id: bigint; account_id: number; subscription_id: number | null; amount: string; observation_id: bigint | null }[]>`
+        SELECT id, account_id, subscription_id, amount::text AS amount, observation_id FROM ledger_entries WHERE run_key = ${runKey} FOR UPDATE`
+    : await tx.$queryRaw<{ id: bigint; account_id: number; subscription_id: number | null; amount: string; observation_id: bigint | null }[]>`
+        SELECT id, account_id, subscription_id, amount::text AS amount, observation_id FROM ledger_entries WHERE run_key = ${runKey}`;
+  return rows[0];
+}
+
+const refundKey = (runKey: string) => `${runKey}:refund`;
+
+async function isRefunded(tx: Tx | PrismaClient, runKey: string): Promise<boolean> {
+  return (await tx.ledgerEntry.count({ where: { runKey: refundKey(runKey) } })) > 0;
+}
+
+/** Credits the reserved amount back with its `refund` entry (caller holds the account's lock). */
+async function refund(tx: Tx, reservation: { account_id: number; subscription_id: number | null; amount: string }, runKey: string, note: string): Promise<void> {
+  await tx.$executeRaw`
+    WITH credited AS (
+      UPDATE accounts SET balance = balance - ${reservation.amount}::numeric WHERE id = ${reservation.account_id}
+      RETURNING id, balance
+    )
+    INSERT INTO ledger_entries (account_id, kind, amount, balance_after, subscription_id, run_key, note)
+    SELECT id, 'refund', -(${reservation.amount}::numeric), balance, ${reservation.subscription_id}::int, ${refundKey(runKey)}, ${note}
+    FROM credited`;
+}
+
+/**
+ * Starts a run of the subscription under its account's lock (see the module comment). With
+ * `reserve: false` it only reports whether the subscription may run (`active`), charging nothing.
+ * A retry of a run that was already reserved answers `reserved` and charges nothing more.
+ * @param input.runKey unique per run (≤ MAX_RUN_KEY_LENGTH characters), e.g. workflow run id + counter.
+ */
+export async function startMonitoringRun(prisma: PrismaClient, input: { subscriptionId: number; runKey: string; reserve: boolean }): Promise<RunStart> {
+  if (input.runKey.length > MAX_RUN_KEY_LENGTH) throw new Error(`run key longer than ${MAX_RUN_KEY_LENGTH} characters`);
+  return prisma.$transaction(async (tx): Promise<RunStart> => {
+    const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true } });
+    if (!sub) return 'deleted';
+    const account = await lockAccount(tx, sub.accountId);
+    if (!account) return 'deleted';
+    if (input.reserve && (await reservationOf(tx, input.runKey, false))) return 'reserved';
+    if (account.disabled) return 'account_disabled';
+    const current = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { status: true } });
+    if (!current) return 'deleted';
+    if (account.paused || current.status === 'paused_balance') return 'paused_balance';
+    if (!input.reserve) return 'active';
+    const price = planOf(account.plan).rates.monitoring.toFixed(6);
+    const charged = await tx.$queryRaw<{ balance: string }[]>`
+      WITH charged AS (
+        UPDATE accounts SET balance = balance - ${price}::numeric
+        WHERE id = ${sub.accountId} AND balance >= ${price}::numeric
+        RETURNING id, balance
+      ), entry AS (
+        INSERT INTO ledger_entries (account_id, kind, amount, balance_after, subscription_id, run_key, note)
+        SELECT id, 'monitoring', -(${price}::numeric), balance, ${input.subscriptionId}::int, ${input.runKey}, 'monitoring run'
+        FROM charged
+      )
+      SELECT balance::text AS balance FROM charged`;
+    if (charged.length === 0) {
+      await pauseAccountSubscriptions(tx, sub.accountId);
+      return 'paused_balance';
+    }
+    return 'reserved';
+  }, TX_OPTIONS);
+}
+
+/** What a reserved run has read so far: nothing yet (`open`), or its stored observation. */
+export type RunRead = { state: 'open' } | { state: 'read'; observationId: bigint; status: string };
+
+/**
+ * Checks, before a page is read for the run, that the run is reserved, not refunded, and that its
+ * subscription still exists; a run that already stored its observation (an earlier attempt whose
+ * result was lost) returns it, so the page is not read twice.
+ * @throws MonitoringRunError when the page must not be read.
+ */
+export async function monitoringRunRead(prisma: PrismaClient, input: { subscriptionId: number; runKey: string }): Promise<RunRead> {
+  const reservation = await reservationOf(prisma, input.runKey, false);
+  if (!reservation) throw new MonitoringRunError('not_reserved', input.runKey);
+  if (reservation.observation_id !== null) {
+    const observation = await prisma.observation.findUnique({ where: { id: reservation.observation_id }, select: { status: true } });
+    return { state: 'read', observationId: reservation.observation_id, status: observation?.status ?? 'ok' };
+  }
+  if (await isRefunded(prisma, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
+  if (!(await prisma.subscription.findUnique({ where: { id: input.subscriptionId }, select: { id: true } }))) {
+    throw new MonitoringRunError('deleted', input.runKey);
+  }
+  return { state: 'open' };
+}
+
+/**
+ * Stores the observation read for a reserved run, in one transaction under the account's lock:
+ * the observation is inserted attached to the subscription, linked to the run's charge and made
+ * the subscription's latest; a `not_found` observation refunds the charge. A run that already
+ * stored one returns that one instead (nothing is inserted).
+ * @returns the stored observation's id and how it was paid.
+ * @throws MonitoringRunError when the run is not reserved, was refunded, or its subscription was
+ *   deleted meanwhile (nothing is stored; the caller refunds the run).
+ */
+export async function storeMonitoringObservation(
+  prisma: PrismaClient,
+  input: { subscriptionId: number; runKey: string; product: Product },
+): Promise<{ observationId: bigint; delivery: RunDelivery }> {
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const unlocked = await reservationOf(tx, input.runKey, false);
+      if (!unlocked) throw new MonitoringRunError('not_reserved', input.runKey);
+      await lockAccount(tx, unlocked.account_id);
+      const reservation = (await reservationOf(tx, input.runKey, true))!;
+      if (reservation.observation_id !== null) {
+        const prior = await tx.observation.findUnique({ where: { id: reservation.observation_id }, select: { status: true } });
+        return { observationId: reservation.observation_id, delivery: prior?.status === 'not_found' ? 'free' as const : 'charged' as const };
+      }
+      if (await isRefunded(tx, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
+      // The foreign key fails (P2003) when the subscription was deleted meanwhile: nothing is stored.
+      const observationId = await insertObservation(tx, input.product, input.subscriptionId);
+      await tx.$executeRaw`UPDATE ledger_entries SET observation_id = ${observationId} WHERE id = ${reservation.id}`;
+      await tx.$executeRaw`UPDATE subscriptions SET latest_observation_id = ${observationId} WHERE id = ${input.subscriptionId}`;
+      if (input.product.status !== 'not_found') return { observationId, delivery: 'charged' as const };
+      await refund(tx, reservation, input.runKey, 'monitoring: product not found');
+      return { observationId, delivery: 'free' as const };
+    }, TX_OPTIONS);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'P2003') throw new MonitoringRunError('deleted', input.runKey);
+    throw error;
+  }
+}
+
+/**
+ * Refunds a run whose page was not read (every attempt failed, or the subscription was deleted):
+ * the reserved charge is credited back once, with a `refund` entry. A run that stored its
+ * observation keeps its charge.
+ * @returns `refunded` (now or by an earlier call), `delivered` (kept), or `none` (never reserved).
+ */
+export async function refundMonitoringRun(prisma: PrismaClient, input: { runKey: string }): Promise<'refunded' | 'delivered' | 'none'> {
+  return prisma.$transaction(async (tx) => {
+    const unlocked = await reservationOf(tx, input.runKey, false);
+    if (!unlocked) return 'none';
+    await lockAccount(tx, unlocked.account_id);
+    const reservation = (await reservationOf(tx, input.runKey, true))!;
+    if (reservation.observation_id !== null) return 'delivered';
+    if (!(await isRefunded(tx, input.runKey))) await refund(tx, reservation, input.runKey, 'monitoring: page not read');
+    return 'refunded';
+  }, TX_OPTIONS);
+}
