@@ -36,6 +36,18 @@ const monitoringIntervals = z.string().transform((text, ctx) => {
 
 const retryDelays = commaList.pipe(z.array(duration).min(1));
 
+/** TRUST_PROXY → trusted proxy hops: unset / empty / `false` / `0` → 0, `true` → 1, `n` → n (at most 10). */
+const trustProxy = z.string().trim().toLowerCase().transform((text, ctx) => {
+  if (text === '' || text === 'false') return 0;
+  if (text === 'true') return 1;
+  const hops = /^\d{1,2}$/.test(text) ? Number(text) : NaN;
+  if (!(hops <= 10)) {
+    ctx.addIssue({ code: 'custom', message: `not a proxy count: "${text}" (use false, true or the number of proxies, 1..10)` });
+    return z.NEVER;
+  }
+  return hops;
+});
+
 const schema = z.object({
   /** @default 3000 */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -90,6 +102,12 @@ const schema = z.object({
   SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
   /** Sender of credentials e-mails. @default "retail-data-api <no-reply@localhost>" */
   MAIL_FROM: z.string().trim().min(1).default('retail-data-api <no-reply@localhost>'),
+  /** Reverse proxies in front of the API whose `X-Forwarded-For` is believed (the client address of
+   *  the access-request limit and of the logs). Unset, empty, `false` or `0`: none, the header is
+   *  ignored and the client is the connection's peer. A number n (1..10): n proxies, each appending
+   *  the address it saw, so the client is the n-th address from the right; `true` means 1.
+   *  @default none (0) */
+  TRUST_PROXY: trustProxy.default(0),
 });
 
 /** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */
