@@ -108,6 +108,18 @@ const schema = z.object({
    *  the address it saw, so the client is the n-th address from the right; `true` means 1.
    *  @default none (0) */
   TRUST_PROXY: trustProxy.default(0),
+  /** Connections to DATABASE_URL per process (the embedded database is one session: always 1). @default 10 */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Longest wait for a free database connection (or a new one to open); then the request answers
+   *  50000 "No database connection was free in time". @default "10s" */
+  DATABASE_POOL_TIMEOUT: duration.pipe(z.number().positive()).default(10_000),
+  /** PostgreSQL `statement_timeout` of the service's connections: a statement running longer is
+   *  cancelled and the request answers 50000 "The database did not answer in time", nothing charged.
+   *  `0` turns it off. Not applied to the embedded database (PGlite cannot cancel a statement). @default "30s" */
+  DATABASE_STATEMENT_TIMEOUT: duration.default(30_000),
+  /** PostgreSQL `idle_in_transaction_session_timeout`: a session idle that long inside a transaction
+   *  is ended and the transaction rolled back. `0` turns it off; not applied to the embedded database. @default "60s" */
+  DATABASE_IDLE_TRANSACTION_TIMEOUT: duration.default(60_000),
 });
 
 /** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */

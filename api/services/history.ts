@@ -4,7 +4,7 @@
  */
 import { runChargedTasks } from './charged-tasks.js';
 import { TaskError } from '../../core/errors.js';
-import { tryCharge } from '../../core/ledger.js';
+import { credit, tryCharge } from '../../core/ledger.js';
 import { readHistory } from '../../core/observations.js';
 import { sqlOf } from '../../core/db/sql.js';
 import { planOf } from '../../core/pricing.js';
@@ -28,14 +28,14 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
   const elements = taskArray(body);
   const cost = planOf(account.plan).rates.history;
   const path = ['v1', 'retail', 'product', 'history'];
-  const tasks = await runChargedTasks(elements, { fn: 'history', path, startedAt }, async (element, { id, payable, paid }) => {
+  const tasks = await runChargedTasks(elements, { fn: 'history', path, startedAt, logger: deps.logger }, async (element, { id, payable, paid }) => {
     const { asin, marketplace: { code: marketplace }, date_from: dateFrom, date_to: dateTo, limit, offset } = readTaskFields(historyTask, element);
     if (dateFrom && dateTo && dateFrom > dateTo) throw TaskError.invalidField('date_from');
     payable();
     // One statement charges and writes the ledger entry (core/ledger.ts `tryCharge`).
     const balance = await tryCharge(deps.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'history' });
     if (balance === null) throw new TaskError(40200);
-    paid();
+    paid(() => credit(deps.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: id, note: 'history: request failed' }));
     const result = await readHistory(sqlOf(deps.prisma), {
       asin, marketplace, offset, limit,
       from: dateFrom ? new Date(`${dateFrom}T00:00:00Z`) : null,

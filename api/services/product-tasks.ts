@@ -45,7 +45,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   const path = [...API_PREFIX, 'task_post'];
   const toStart: StartRequest[] = [];
   const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[] }[] = [];
-  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt }, async (element, { id, data, payable, paid }) => {
+  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
     const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks(deps.config.WEBHOOK_ALLOWLIST));
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
     payable();
@@ -59,7 +59,8 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
       reuse: reuseWindow > 0 ? { since: new Date(Date.now() - reuseWindow), markReused: true, collect: false } : undefined,
     });
     if (!created) throw new TaskError(40200);
-    paid();
+    // Should the request fail later, the task is failed and refunded (its workflow never starts).
+    paid(() => failTask(deps.prisma, id, 50301));
     let charged = created.cost;
     if (created.fresh) {
       // Completed at once from the reuse window; a not_found observation is refunded at once (40402).

@@ -34,11 +34,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Starts the app. `logger`: where its logs go (default: nowhere). */
+/**
+ * Starts the app. `logger`: where its logs go (default: nowhere); `prismaFor`: makes the app's
+ * Prisma client instead of `createPrisma(url, pool)` (pool limits under test).
+ */
 export async function startTestApp(options: {
   database: 'pglite' | 'postgres';
   env?: Record<string, string>;
   logger?: Logger;
+  prismaFor?: (dbUrl: string) => PrismaClient | Promise<PrismaClient>;
 }): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-app-'));
   let dbUrl: string;
@@ -75,7 +79,7 @@ export async function startTestApp(options: {
     await new Promise((r) => server.once('listening', r));
     return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   };
-  const prisma = createPrisma(dbUrl, pool);
+  const prisma = options.prismaFor ? await options.prismaFor(dbUrl) : createPrisma(dbUrl, pool);
   const main = await listen(prisma);
   const others: (() => Promise<void>)[] = [];
   return {
