@@ -9,6 +9,7 @@ import { AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { AccountRateLimits } from '../core/rate-limits.js';
 import type { AppState } from './context.js';
+import { accessLog } from './middleware/access-log.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -36,8 +37,12 @@ const methodNotAllowed = () => new AppError('BAD_REQUEST', { httpStatus: 405, me
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  app.proxy = true;
+  // X-Forwarded-For is believed only from the proxies TRUST_PROXY declares (core/config.ts): ctx.ip
+  // is then the address the outermost of them saw, else the connection's peer.
+  app.proxy = deps.config.TRUST_PROXY > 0;
+  app.maxIpsCount = deps.config.TRUST_PROXY;
   app.use(httpMetrics());
+  app.use(accessLog(deps.logger));
   app.use(errorEnvelope(deps.logger));
   app.use(metering(deps));
   app.use(jsonBody());

@@ -47,6 +47,18 @@ const listenAddress = z.string().trim().transform((text, ctx) => {
   return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '0.0.0.0', port };
 });
 
+/** TRUST_PROXY → trusted proxy hops: unset / empty / `false` / `0` → 0, `true` → 1, `n` → n (at most 10). */
+const trustProxy = z.string().trim().toLowerCase().transform((text, ctx) => {
+  if (text === '' || text === 'false') return 0;
+  if (text === 'true') return 1;
+  const hops = /^\d{1,2}$/.test(text) ? Number(text) : NaN;
+  if (!(hops <= 10)) {
+    ctx.addIssue({ code: 'custom', message: `not a proxy count: "${text}" (use false, true or the number of proxies, 1..10)` });
+    return z.NEVER;
+  }
+  return hops;
+});
+
 const schema = z.object({
   /** @default 3000 */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -124,6 +136,24 @@ const schema = z.object({
   /** Of those, how many one account's deliveries may hold at once (per worker process): a slow
    *  receiver delays only its own account's deliveries. @default 8 */
   WEBHOOK_ACCOUNT_SLOTS: z.coerce.number().int().min(1).max(1024).default(8),
+  /** Reverse proxies in front of the API whose `X-Forwarded-For` is believed (the client address of
+   *  the access-request limit and of the logs). Unset, empty, `false` or `0`: none, the header is
+   *  ignored and the client is the connection's peer. A number n (1..10): n proxies, each appending
+   *  the address it saw, so the client is the n-th address from the right; `true` means 1.
+   *  @default none (0) */
+  TRUST_PROXY: trustProxy.default(0),
+  /** Connections to DATABASE_URL per process (the embedded database is one session: always 1). @default 10 */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Longest wait for a free database connection (or a new one to open); then the request answers
+   *  50000 "No database connection was free in time". @default "10s" */
+  DATABASE_POOL_TIMEOUT: duration.pipe(z.number().positive()).default(10_000),
+  /** PostgreSQL `statement_timeout` of the service's connections: a statement running longer is
+   *  cancelled and the request answers 50000 "The database did not answer in time", nothing charged.
+   *  `0` turns it off. Not applied to the embedded database (PGlite cannot cancel a statement). @default "30s" */
+  DATABASE_STATEMENT_TIMEOUT: duration.default(30_000),
+  /** PostgreSQL `idle_in_transaction_session_timeout`: a session idle that long inside a transaction
+   *  is ended and the transaction rolled back. `0` turns it off; not applied to the embedded database. @default "60s" */
+  DATABASE_IDLE_TRANSACTION_TIMEOUT: duration.default(60_000),
 });
 
 /** The parsed configuration; units: durations in ms, `DATA_DIR` absolute. */

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import type { Mailer } from '../../core/mailer.js';
-import { CREDENTIALS_TTL_MS, hashCredentialsToken } from '../services/access-requests.js';
+import { CREDENTIALS_TTL_MS, hashCredentialsToken, sealCredentials } from '../services/access-requests.js';
 import { AdminError, createAccountIn } from './accounts.js';
 
 /** One stored access request as `access-requests list` prints it (times ISO 8601 UTC). */
@@ -69,7 +69,8 @@ async function uniqueLogin(tx: Prisma.TransactionClient, base: string): Promise<
 /**
  * Approves a pending access request: in one transaction marks it approved, creates the account
  * (login from the e-mail's local part, made unique; balance 0, plan standard) with its first API key,
- * and stores the SHA-256 of a random one-time token with the `{ login, api_key }` payload. Then, when
+ * and stores the SHA-256 of a random one-time token with the `{ login, api_key }` payload sealed
+ * under a key derived from that token (`sealCredentials`: never the key in plaintext). Then, when
  * a mailer is given, e-mails the link; a failed send is reported through `warn`, never fatal.
  * @param input.baseUrl public base URL (`publicBaseUrl(config)`), without a trailing slash.
  * @returns `{ login, credentials_url }`: `<baseUrl>/v1/public/credentials/<token>`, readable once
@@ -95,7 +96,7 @@ export async function approveAccessRequest(
       data: {
         accountId: account.id,
         credentialsTokenHash: hashCredentialsToken(token),
-        credentialsPayload: JSON.stringify({ login: account.login, api_key: account.api_key }),
+        credentialsPayload: sealCredentials(token, { login: account.login, api_key: account.api_key }),
       },
     });
     return { login: account.login, email: request.email };

@@ -9,9 +9,12 @@
  *   GraphQL over HTTP specifies.
  * - A domain error raised in a resolver (AppError: 40200, 40400, 40501, ...) fails that field; the
  *   response stays HTTP 200 with the other fields' data, as GraphQL does.
+ * - A database fault (core/db/faults.ts) answers its own message: 50000 "the database did not answer
+ *   in time" / "no connection was free", 40000 for text it cannot store.
  * - Anything else is masked: "Internal error." with 50000, logged, never its message.
  */
 import { GraphQLError } from './graphql-js.js';
+import { databaseFaultError } from '../../core/db/faults.js';
 import { AppError, TaskError } from '../../core/errors.js';
 import { statusMessage } from '../../core/status-codes.js';
 
@@ -70,6 +73,8 @@ export function maskError(error: unknown): Error {
   const domain = domainErrorOf(error);
   if (domain instanceof AppError && !(error instanceof GraphQLError)) return requestError(domain);
   if (domain) return located(error, domain.message, { code: domain.code });
+  const fault = databaseFaultError(error);
+  if (fault) return error instanceof GraphQLError ? located(error, fault.message, { code: fault.code }) : requestError(fault);
   if (error instanceof GraphQLError && isGraphQLChain(error)) {
     if (typeof error.extensions.code === 'number') return error;
     // No path: the request itself (syntax, validation, variable values) → 40000.

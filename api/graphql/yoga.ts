@@ -95,6 +95,26 @@ function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin
   };
 }
 
+/**
+ * Request parameters that do not parse (GET `variables` that is not JSON: yoga's parser throws a
+ * SyntaxError, answered 500) are the client's mistake: 40000, like any request GraphQL cannot read.
+ */
+function useParameterErrors(): Plugin<GraphQLContext> {
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (error instanceof SyntaxError) throw badRequest('Bad Request. `variables` is not valid JSON.');
+          throw error;
+        }
+      });
+    },
+  };
+}
+
 /** yoga's logger on pino; expected answers (domain codes) are not logged as errors. */
 function yogaLogger(logger: Logger) {
   return {
@@ -138,6 +158,6 @@ export function createGraphQLServer(deps: GraphQLDeps, options: { rateLimits?: A
         loaders: createLoaders(deps.prisma, account),
       };
     },
-    plugins: [...useQueryLimits({ production }), useRequestPolicy(rateLimits, deps.logger)],
+    plugins: [...useQueryLimits({ production }), useParameterErrors(), useRequestPolicy(rateLimits, deps.logger)],
   });
 }

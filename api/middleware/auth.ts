@@ -11,11 +11,15 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { AppError } from '../../core/errors.js';
 import { findApiKeyAccount, findApiKeyAccountCounting, hashApiKey, type ApiKeyAccount } from '../../core/api-keys.js';
 import { sqlOf } from '../../core/db/sql.js';
+import { isStorableText } from '../../core/storable-text.js';
 import { taskObjects, type AccountRateLimits } from '../../core/rate-limits.js';
 import { planOf } from '../../core/pricing.js';
 import type { AppState, AuthAccount } from '../context.js';
 
-/** The Authorization header's key and, for Basic, its login. */
+/**
+ * The Authorization header's key and, for Basic, its login. The key is only hashed; the login goes
+ * into the lookup statement, so one the database cannot store (core/storable-text.ts) is malformed.
+ */
 function credentials(header: string): { login: string | undefined; key: string } {
   const match = /^(Basic|Bearer) ([^\s]+)$/i.exec(header.trim());
   if (!match) throw new AppError('AUTH_FAILED');
@@ -23,7 +27,9 @@ function credentials(header: string): { login: string | undefined; key: string }
   const decoded = Buffer.from(match[2]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) throw new AppError('AUTH_FAILED');
-  return { login: decoded.slice(0, colon), key: decoded.slice(colon + 1) };
+  const login = decoded.slice(0, colon);
+  if (!isStorableText(login)) throw new AppError('AUTH_FAILED');
+  return { login, key: decoded.slice(colon + 1) };
 }
 
 /** The authenticated account of a key found with its account, or the spec's 401. */

@@ -30,7 +30,8 @@ const DESCRIPTION = `Product-page data of 12 marketplaces as queued tasks, live 
 
 - Every response of the task-style endpoints is an **envelope**: check \`status_code\` at the top level and in every task (codes: GET /v1/appendix/errors).
 - POST bodies are JSON arrays of 1 to 100 task objects (live: exactly 1). Each element is validated on its own: a bad field fails only its task, unless no element is valid.
-- A POST body over 1048576 bytes answers HTTP 413, a wrong method HTTP 405 (both code 40000).
+- A POST body over 1048576 bytes answers HTTP 413, a wrong method HTTP 405 (both code 40000); so does a body nested deeper than 32 levels with HTTP 400.
+- Text containing U+0000 or an unpaired UTF-16 surrogate cannot be stored: any field (or other key of a task object) holding it fails with 40501 naming it.
 - Authentication: HTTP Basic \`login:api_key\` or Bearer \`api_key\`.`;
 
 const TAGS = [

@@ -2,7 +2,7 @@
  * Public access requests and the one-time credentials link (api-spec.md "System and public",
  * "Limits": access request fields, 5 requests per hour per IP address).
  */
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { AppError } from '../../core/errors.js';
@@ -58,7 +58,7 @@ async function retryAfterSeconds(tx: Pick<PrismaClient, '$queryRaw'>, ip: string
 /**
  * POST /v1/public/access_request: stores the request (status `pending`, or `spam` when the
  * `website` trap is filled — answered exactly like a success).
- * @param ip the client address (`ctx.ip`; X-Forwarded-For behind the proxy), at most 64 characters kept.
+ * @param ip the client address (`ctx.ip`: the peer, or X-Forwarded-For behind the TRUST_PROXY hops), at most 64 characters kept.
  * @throws AppError 40000 / 40501 for bad input, 40202 (HTTP 429, Retry-After seconds) past 5 per hour per IP.
  */
 export async function submitAccessRequest(prisma: PrismaClient, body: unknown, ip: string, startedAt: number): Promise<Envelope> {
@@ -88,15 +88,57 @@ export async function submitAccessRequest(prisma: PrismaClient, body: unknown, i
   return envelope(startedAt, [task]);
 }
 
-/** Hex SHA-256 of a credentials token, the only form stored. */
+/** Hex SHA-256 of a credentials token, the only form of the token stored (the row's lookup key). */
 export function hashCredentialsToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** The login and API key a credentials link shows once. */
+export interface Credentials {
+  login: string;
+  api_key: string;
+}
+
+/** Prefix of a sealed payload: AES-256-GCM, fields base64url, `.`-separated (iv, tag, ciphertext). */
+const SEALED_PREFIX = 'aes256gcm.';
+
+/** The payload's encryption key: HKDF-SHA256 of the token, which only the link holds. */
+function payloadKey(token: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(token, 'utf8'), Buffer.alloc(0), 'retail-data-api credentials payload', 32));
+}
+
+/**
+ * Encrypts the credentials for storage under a key derived from the link's token: the database
+ * never holds the API key in plaintext, and without the link the stored text cannot be read. The
+ * token's hash (the row's lookup key) is the authenticated data, so a payload only opens on its row.
+ */
+export function sealCredentials(token: string, credentials: Credentials): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', payloadKey(token), iv);
+  cipher.setAAD(Buffer.from(hashCredentialsToken(token), 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(credentials), 'utf8'), cipher.final()]);
+  return SEALED_PREFIX + [iv, cipher.getAuthTag(), ciphertext].map((b) => b.toString('base64url')).join('.');
+}
+
+/**
+ * Decrypts a payload sealed by `sealCredentials` with the link's token. A payload that is plain
+ * JSON (stored before payloads were sealed) is read as it is.
+ * @throws Error when the payload does not open with this token
+ */
+export function openCredentials(token: string, stored: string): Credentials {
+  if (!stored.startsWith(SEALED_PREFIX)) return JSON.parse(stored) as Credentials;
+  const [iv, tag, ciphertext] = stored.slice(SEALED_PREFIX.length).split('.').map((part) => Buffer.from(part, 'base64url'));
+  const decipher = createDecipheriv('aes-256-gcm', payloadKey(token), iv!);
+  decipher.setAAD(Buffer.from(hashCredentialsToken(token), 'utf8'));
+  decipher.setAuthTag(tag!);
+  return JSON.parse(Buffer.concat([decipher.update(ciphertext!), decipher.final()]).toString('utf8')) as Credentials;
+}
+
 /**
  * GET /v1/public/credentials/:token: returns `{ login, api_key }` once. One conditional UPDATE
- * takes and erases the payload, so of two concurrent reads only one gets it; unknown, already read
- * or expired (7 days after approval) tokens answer 404 / 40400, and an expired payload is erased.
+ * takes and erases the sealed payload, so of two concurrent reads only one gets it and nothing of
+ * the key stays stored; unknown, already read or expired (7 days after approval) tokens answer
+ * 404 / 40400, and an expired payload is erased.
  */
 export async function readCredentials(prisma: PrismaClient, token: string, startedAt: number): Promise<Envelope> {
   const hash = hashCredentialsToken(token);
@@ -117,7 +159,7 @@ export async function readCredentials(prisma: PrismaClient, token: string, start
       WHERE credentials_token_hash = ${hash} AND credentials_payload IS NOT NULL`;
     throw new AppError('NOT_FOUND');
   }
-  const { login, api_key } = JSON.parse(payload) as { login: string; api_key: string };
+  const { login, api_key } = openCredentials(token, payload);
   const data = { api: 'public', function: 'credentials' };
   const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'public', 'credentials'], data, result: [{ login, api_key }] });
   return envelope(startedAt, [task]);

@@ -6,6 +6,7 @@
  * element alone with 50000, so the elements already charged are answered, never stranded behind a
  * 500 that the client would retry and pay again.
  */
+import { databaseFaultError } from '../../core/db/faults.js';
 import { AppError, TaskError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
@@ -44,10 +45,14 @@ const INTERNAL = 50000;
  * Runs `handle` for every element in order. A `TaskError` thrown by the handler fails that element
  * only (40200 for an unaffordable one). Any other error is logged and fails that element only with
  * 50000: the handler must leave nothing charged when it throws one (refund what it charged, or
- * catch errors after the charge itself). Every `settle` is awaited before the answer is built.
+ * catch errors after the charge itself). A database fault (too slow, no free connection:
+ * core/db/faults.ts) answers 50000 with its own message, and the elements after it are answered the
+ * same without being tried (each would wait out the same limit). Every `settle` is awaited before
+ * the answer is built.
  * @throws AppError 40200 (HTTP 402) when elements were valid but none could be paid;
  *   AppError 40501/40502/40503 (HTTP 400) when no element was valid;
- *   AppError 50000 (HTTP 500) when no element succeeded and one failed unexpectedly (nothing was charged).
+ *   AppError 50000 (HTTP 500) when no element succeeded and one failed unexpectedly (nothing was
+ *   charged), with the database fault's message when it was one.
  */
 export async function runChargedTasks(
   elements: Record<string, unknown>[],
@@ -59,12 +64,18 @@ export async function runChargedTasks(
   const errors: (TaskError | undefined)[] = [];
   const pending: Promise<void>[] = [];
   let unexpected: unknown;
+  let fault: TaskError | undefined;
   let payable = 0;
   let paid = 0;
   for (const element of elements) {
     const id = newTaskId();
     const data = { ...element, api: 'retail', function: fn };
     const fail = (error: TaskError) => taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
+    if (fault) {
+      errors.push(fault);
+      tasks.push(fail(fault));
+      continue;
+    }
     try {
       const outcome = await handle(element, { id, data, payable: () => void payable++, paid: () => void paid++ });
       const index = tasks.length;
@@ -84,14 +95,16 @@ export async function runChargedTasks(
       } else {
         logger.error({ err: error, taskId: id, fn }, 'unexpected error in one task; the task answers 50000');
         unexpected ??= error;
-        failure = new TaskError(INTERNAL);
+        const faultAnswer = databaseFaultError(error);
+        failure = new TaskError(INTERNAL, faultAnswer?.message);
+        if (faultAnswer) fault = failure;
       }
       errors.push(failure);
       tasks.push(fail(failure));
     }
   }
   await Promise.all(pending);
-  if (unexpected !== undefined && errors.every((e) => e)) throw new AppError('INTERNAL_ERROR', { cause: unexpected });
+  if (unexpected !== undefined && errors.every((e) => e)) throw databaseFaultError(unexpected) ?? new AppError('INTERNAL_ERROR', { cause: unexpected });
   if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
   failRequestIfNoneValid(errors);
   return tasks;

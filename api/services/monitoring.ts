@@ -22,7 +22,7 @@ import {
 } from '../../core/subscriptions.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
-import { readField, readRequestFields, readTaskFields } from '../validation/read-fields.js';
+import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '../validation/read-fields.js';
 import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';
 import type { MonitorLauncher } from './monitor-launcher.js';
@@ -134,7 +134,8 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
 
 /**
  * Reads how a monitoring/delete element names its subscription: `id` (integer ≥ 1), else `asin`
- * plus `marketplace`. With `id`, an `asin` / `marketplace` also given must match it.
+ * plus `marketplace`. With `id`, an `asin` / `marketplace` also given must match it. Other keys
+ * must hold storable text (`checkOtherKeys`).
  * @throws TaskError 40501 / 40502 / 40503.
  */
 function readDeleteElement(element: Record<string, unknown>): { id?: number; asin?: string; marketplace?: string } {
@@ -147,6 +148,7 @@ function readDeleteElement(element: Record<string, unknown>): { id?: number; asi
   const asin = present('asin') ? (readField(monitoringDeleteTask, 'asin', element) ?? undefined) : undefined;
   if (required && !present('marketplace')) throw TaskError.invalidField('marketplace');
   const marketplace = present('marketplace') ? readField(monitoringDeleteTask, 'marketplace', element)?.code : undefined;
+  checkOtherKeys(monitoringDeleteTask, element);
   return { id, asin, marketplace };
 }
 

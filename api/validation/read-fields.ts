@@ -4,9 +4,14 @@
  * that fails to its spec code (api-spec.md "Errors"): 40502 / 40503 when the field's value has the
  * right type but is refused (fields.ts `valueCodes`: marketplace, ASIN), else 40501 naming it.
  * Element errors fail one task (`TaskError`); query and path errors fail the request (`AppError`).
+ *
+ * Text the database cannot store (core/storable-text.ts: U+0000, unpaired surrogates) is refused
+ * here for every field before its own rule, and for every other key of the object too (those are
+ * echoed in the task's `data`, which is stored): 40501 naming the field or key.
  */
 import type { z } from 'zod';
 import { AppError, TaskError } from '../../core/errors.js';
+import { isStorableText, isStorableValue, printableName } from '../../core/storable-text.js';
 import { valueCodes } from './fields.js';
 
 /** Extra checks run right after a field parses (rules that need configuration, e.g. WEBHOOK_ALLOWLIST); false → 40501 naming it. */
@@ -29,12 +34,15 @@ function valueCodeOf(schema: z.ZodType): 40502 | 40503 | undefined {
 
 /**
  * Parses `input[field]` (an absent key is `undefined`) with the schema's field.
- * @throws TaskError 40501 naming the field (wrong type, format, bounds), 40502 / 40503 (see above).
+ * @throws TaskError 40501 naming the field (text the database cannot store, wrong type, format,
+ *   bounds), 40502 / 40503 (see above).
  */
 export function readField<S extends z.ZodObject, K extends keyof z.output<S> & string>(schema: S, field: K, input: Record<string, unknown>): z.output<S>[K] {
   const fieldSchema = schema.shape[field] as z.ZodType | undefined;
   if (!fieldSchema) throw new Error(`the schema has no field ${field}`);
-  const parsed = fieldSchema.safeParse(Object.hasOwn(input, field) ? input[field] : undefined);
+  const raw = Object.hasOwn(input, field) ? input[field] : undefined;
+  if (!isStorableValue(raw)) throw TaskError.invalidField(field);
+  const parsed = fieldSchema.safeParse(raw);
   if (parsed.success) return parsed.data as z.output<S>[K];
   const code = parsed.error.issues[0]?.code === 'invalid_type' ? undefined : valueCodeOf(fieldSchema);
   throw code ? new TaskError(code) : TaskError.invalidField(field);
@@ -42,9 +50,11 @@ export function readField<S extends z.ZodObject, K extends keyof z.output<S> & s
 
 /**
  * Reads every field of `schema` from a body element, in the schema's key order; keys the schema
- * does not name are ignored (they are still echoed in the task's `data`).
+ * does not name are otherwise ignored (they are still echoed in the task's `data`) but must hold
+ * storable text, checked after the schema's fields.
  * @returns the parsed element (defaults applied, absent optional fields left out).
- * @throws TaskError for the first field that fails (40501 / 40502 / 40503) or whose `checks` entry returns false (40501).
+ * @throws TaskError for the first field that fails (40501 / 40502 / 40503) or whose `checks` entry
+ *   returns false (40501), then 40501 naming the first other key that is not storable.
  */
 export function readTaskFields<S extends z.ZodObject>(schema: S, element: Record<string, unknown>, checks: FieldChecks<S> = {}): z.output<S> {
   const out: Record<string, unknown> = {};
@@ -54,7 +64,19 @@ export function readTaskFields<S extends z.ZodObject>(schema: S, element: Record
     if (check && !check(value)) throw TaskError.invalidField(field);
     if (value !== undefined) out[field] = value;
   }
+  checkOtherKeys(schema, element);
   return out as z.output<S>;
+}
+
+/**
+ * The keys of `element` that `schema` does not name (echoed in the task's `data`) must hold
+ * storable text, key and value. @throws TaskError 40501 naming the first that does not.
+ */
+export function checkOtherKeys(schema: z.ZodObject, element: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(element)) {
+    if (Object.hasOwn(schema.shape, key)) continue;
+    if (!isStorableText(key) || !isStorableValue(value)) throw TaskError.invalidField(printableName(key));
+  }
 }
 
 /**

@@ -60,15 +60,20 @@ export const monitoringDeleteTask = z.object({
 /** One POST /v1/appendix/keys element. */
 export const keyCreateTask = z.object({ label: f.keyLabel }).meta({ id: 'KeyCreateTask', description: 'One API key to create.' });
 
-/** A string of at most `max` characters (code points, as PostgreSQL and JSON Schema count them), without NUL. */
+/** True when `s` has at most `max` code points (counted only when its UTF-16 length leaves a doubt). */
+function codePointsAtMost(s: string, max: number): boolean {
+  return s.length <= max || (s.length <= 2 * max && [...s].length <= max);
+}
+
+/** A string of at most `max` characters (code points, as PostgreSQL and JSON Schema count them). */
 const text = (max: number) => z.string()
-  .refine((s) => [...s].length <= max && !s.includes('\u0000'))
-  .meta({ override: { maxLength: max, pattern: '^[^\\u0000]*$' } });
+  .refine((s) => codePointsAtMost(s, max))
+  .meta({ override: { maxLength: max } });
 const optionalText = (max: number, description: string) => text(max).nullable().optional().meta({ description });
 
 /** The access request (api-spec.md "Access request body"); keys in the order errors are reported. */
 export const accessRequest = z.object({
-  email: z.email().refine((s) => [...s].length <= 254 && !s.includes('\u0000'))
+  email: z.email().refine((s) => codePointsAtMost(s, 254))
     .meta({ override: { maxLength: 254 }, description: 'Where the secure link to the credentials is sent; at most 254 characters.', examples: ['buyer@example.com'] }),
   name: optionalText(200, 'Your name, at most 200 characters.'),
   company: optionalText(200, 'Company, at most 200 characters.'),
@@ -82,6 +87,16 @@ export const monitoringListQuery = z.object({
   offset: f.optionalTextInteger(0, 2_147_483_647, 0, 'Subscriptions skipped (oldest first).'),
   tag: z.string().max(255).optional().meta({ description: 'Only subscriptions with exactly this tag (at most 255 characters).' }),
 });
+
+/** GraphQL `tasks` filters: `tag` as task_post's, `from` / `to` UTC days of creation (from first). */
+export const taskListFilter = z.object({
+  tag: f.tag.optional(),
+  from: f.day.optional(),
+  to: f.day.optional(),
+});
+
+/** GraphQL `subscriptions` filter: the `tag` of GET /v1/retail/monitoring/list. */
+export const subscriptionListFilter = monitoringListQuery.pick({ tag: true });
 
 /** GET /v1/appendix/usage query; date_to is read (and reported) first. The range rule is in services/usage.ts. */
 export const usageQuery = z.object({

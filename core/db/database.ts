@@ -16,7 +16,8 @@ export interface Database {
 }
 
 /**
- * Opens the database of `config`.
+ * Opens the database of `config`, its pool bounded by DATABASE_POOL_MAX / DATABASE_POOL_TIMEOUT and
+ * its statements by DATABASE_STATEMENT_TIMEOUT / DATABASE_IDLE_TRANSACTION_TIMEOUT (core/config.ts).
  * @param options.migrate apply pending migrations first (npm start does; the API alone does not).
  */
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
@@ -28,7 +29,14 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
     await embedded?.stop();
     throw error;
   }
-  const prisma = createPrisma(url, embedded ? 1 : 10);
+  // PGlite ignores statement_timeout (it cannot cancel a running statement): only the wait applies.
+  const prisma = embedded
+    ? createPrisma(url, 1, { poolTimeoutMs: config.DATABASE_POOL_TIMEOUT })
+    : createPrisma(url, config.DATABASE_POOL_MAX, {
+      poolTimeoutMs: config.DATABASE_POOL_TIMEOUT,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT,
+      idleTransactionTimeoutMs: config.DATABASE_IDLE_TRANSACTION_TIMEOUT,
+    });
   return {
     url,
     embedded: Boolean(embedded),

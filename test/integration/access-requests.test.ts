@@ -18,7 +18,8 @@ let nextIp = 1;
 const freshIp = () => `198.51.100.${nextIp++}`;
 
 beforeAll(async () => {
-  app = await startTestApp({ database: 'pglite' });
+  // Behind one trusted proxy (TRUST_PROXY=1), X-Forwarded-For gives each caller its own address.
+  app = await startTestApp({ database: 'pglite', env: { TRUST_PROXY: '1' } });
   ({ prisma, url: baseUrl } = app);
 });
 

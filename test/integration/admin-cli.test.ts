@@ -38,7 +38,7 @@ beforeAll(async () => {
   await applyMigrations(embedded.url);
   prisma = createPrisma(embedded.url, 1);
   const launcher: TaskLauncher = { start: async () => undefined, startWebhooks: async () => undefined, waitFor: async () => false, cancel: async () => undefined };
-  const app = buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), prisma, launcher, logger: createLogger('silent') });
+  const app = buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', TRUST_PROXY: '1' }), prisma, launcher, logger: createLogger('silent') });
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

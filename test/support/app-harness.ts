@@ -14,7 +14,7 @@ import { loadConfig } from '../../core/config.js';
 import { startEmbeddedPostgres } from '../../core/db/embedded-postgres.js';
 import { applyMigrations } from '../../core/db/migrator.js';
 import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
-import { createLogger } from '../../core/logger.js';
+import { createLogger, type Logger } from '../../core/logger.js';
 import { flushUsage } from '../../core/usage.js';
 import { createScratchDatabase } from './env.js';
 
@@ -34,7 +34,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(options: { database: 'pglite' | 'postgres'; env?: Record<string, string> }): Promise<TestApp> {
+/**
+ * Starts the app. `logger`: where its logs go (default: nowhere); `prismaFor`: makes the app's
+ * Prisma client instead of `createPrisma(url, pool)` (pool limits under test).
+ */
+export async function startTestApp(options: {
+  database: 'pglite' | 'postgres';
+  env?: Record<string, string>;
+  logger?: Logger;
+  prismaFor?: (dbUrl: string) => PrismaClient | Promise<PrismaClient>;
+}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-app-'));
   let dbUrl: string;
   let stopDb: () => Promise<void>;
@@ -66,11 +75,11 @@ export async function startTestApp(options: { database: 'pglite' | 'postgres'; e
     stop: async (id) => { monitorCalls.stopped.push(id); },
   };
   const listen = async (prisma: PrismaClient) => {
-    const server = buildApp({ config, prisma, launcher, monitors, logger: createLogger('silent') }).listen(0, '127.0.0.1');
+    const server = buildApp({ config, prisma, launcher, monitors, logger: options.logger ?? createLogger('silent') }).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   };
-  const prisma = createPrisma(dbUrl, pool);
+  const prisma = options.prismaFor ? await options.prismaFor(dbUrl) : createPrisma(dbUrl, pool);
   const main = await listen(prisma);
   const others: (() => Promise<void>)[] = [];
   return {

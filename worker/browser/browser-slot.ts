@@ -54,9 +54,12 @@ export class BrowserSlot {
     private readonly options: BrowserSlotOptions,
   ) {}
 
-  /** `local` or the endpoint, for logs and stats. */
+  /**
+   * `local` or the endpoint, for logs and stats, without what may authenticate it: a grid's token
+   * travels in the query (`ws://chrome:3000?token=…`) or as user info.
+   */
   get label(): string {
-    return this.source.kind === 'launch' ? 'local' : this.source.endpoint;
+    return this.source.kind === 'launch' ? 'local' : endpointLabel(this.source.endpoint);
   }
 
   /** True while a browser is connected. */
@@ -153,5 +156,15 @@ export class BrowserSlot {
     const dir = this.userDataDir;
     this.userDataDir = undefined;
     if (dir) await fs.rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  }
+}
+
+/** A CDP endpoint without user info, query or fragment (`ws://chrome:3000?token=x` → `ws://chrome:3000/`). */
+export function endpointLabel(endpoint: string): string {
+  try {
+    const url = new URL(endpoint);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return endpoint.replace(/[?#].*$/, '').replace(/\/\/[^/@]*@/, '//');
   }
 }

@@ -4,6 +4,7 @@
  */
 import { lexicographicSortSchema, printSchema } from '../graphql-js.js';
 import { builder } from '../builder.js';
+import { checkCursorArguments } from '../cursors.js';
 import './product.js';
 import './task.js';
 import './subscription.js';
@@ -11,7 +12,7 @@ import './key.js';
 import './account.js';
 import './marketplace.js';
 
-export const schema = builder.toSchema();
+export const schema = checkCursorArguments(builder.toSchema());
 
 /** The schema in SDL, types sorted by name, with a header naming the command that writes it. */
 export function renderSchema(): string {

@@ -37,3 +37,8 @@ export function restElement(input: Record<string, unknown>, names: Record<string
   }
   return element;
 }
+
+/** Filter arguments as readRequestFields reads them: absent and null both mean "no filter". */
+export function filterArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined && value !== null));
+}

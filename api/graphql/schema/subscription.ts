@@ -14,11 +14,15 @@ import type { Prisma } from '../../../core/db/prisma.js';
 import { AppError } from '../../../core/errors.js';
 import { toProduct } from '../../../core/observations.js';
 import type { TaskObject } from '../../envelope.js';
+import { readRequestFields } from '../../validation/read-fields.js';
+import { subscriptionId } from '../../validation/fields.js';
+import { subscriptionListFilter } from '../../validation/requests.js';
 import { addMonitoring, deleteMonitoring, type MonitoringDeps, type SubscriptionObject } from '../../services/monitoring.js';
 import { builder, connectionComplexity, CONNECTION_SIZE, type RootFieldPolicy } from '../builder.js';
+import type { CursorPolicy } from '../cursors.js';
 import { metered, requireAccount, type GraphQLContext } from '../context.js';
 import { decodeDeliveryCursor, encodeDeliveryCursor, type ObservationRow } from '../deliveries.js';
-import { batchPayload, restElement, TaskOutcomeRef } from './outcome.js';
+import { batchPayload, filterArgs, restElement, TaskOutcomeRef } from './outcome.js';
 import { ObservationRef, ProductRef } from './product.js';
 
 export const Frequency = builder.enumType('Frequency', { values: ['hourly', 'every_6h', 'daily'] as const });
@@ -74,10 +78,12 @@ export const SubscriptionRef = builder.prismaObject('Subscription', {
   }),
 });
 
+/** The caller's subscriptions matching the filters; a bad `tag` → 40501 (monitoring/list's rule). */
 function subscriptionWhere(ctx: GraphQLContext, args: { tag?: string | null; status?: string | null }): Prisma.SubscriptionWhereInput {
+  const { tag } = readRequestFields(subscriptionListFilter, filterArgs({ tag: args.tag }));
   return {
     accountId: requireAccount(ctx).id,
-    ...(args.tag !== undefined && args.tag !== null ? { tag: args.tag } : {}),
+    ...(tag !== undefined ? { tag } : {}),
     ...(args.status ? { status: args.status } : {}),
   };
 }
@@ -92,6 +98,7 @@ builder.queryFields((t) => ({
       status: t.arg({ type: SubscriptionStatus }),
     },
     complexity: connectionComplexity,
+    extensions: { cursorValue: (id) => subscriptionId.safeParse(id).success } satisfies CursorPolicy,
     resolve: (query, _root, args, ctx) => ctx.prisma.subscription.findMany({ ...query, where: subscriptionWhere(ctx, args), orderBy: { id: 'asc' } }),
     totalCount: (_connection, args, ctx) => ctx.prisma.subscription.count({ where: subscriptionWhere(ctx, args) }),
   }),

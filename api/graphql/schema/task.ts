@@ -13,10 +13,12 @@ import { isUuid } from '../../../core/ids.js';
 import { toProduct } from '../../../core/observations.js';
 import type { TaskObject } from '../../envelope.js';
 import { taskPost } from '../../services/product-tasks.js';
-import { fields } from '../../validation/task-body.js';
+import { readRequestFields } from '../../validation/read-fields.js';
+import { taskListFilter } from '../../validation/requests.js';
 import { builder, connectionComplexity, type RootFieldPolicy } from '../builder.js';
+import type { CursorPolicy } from '../cursors.js';
 import { metered, requireAccount, type GraphQLContext } from '../context.js';
-import { batchPayload, restElement, TaskOutcomeRef } from './outcome.js';
+import { batchPayload, filterArgs, restElement, TaskOutcomeRef } from './outcome.js';
 import { ProductRef } from './product.js';
 
 const DAY_MS = 86_400_000;
@@ -57,17 +59,9 @@ export const TaskRef = builder.prismaObject('Task', {
   }),
 });
 
-/** Reads an optional UTC day argument with the REST day rule; invalid → 40501 naming it. */
-function dayArg(value: string | null | undefined, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!fields.day.safeParse(value).success) throw AppError.invalidField(name);
-  return value;
-}
-
-/** The caller's unexpired tasks matching the filters. */
+/** The caller's unexpired tasks matching the filters; a bad filter → 40501 naming it (REST field rules). */
 function taskWhere(ctx: GraphQLContext, args: { status?: string | null; tag?: string | null; from?: string | null; to?: string | null }): Prisma.TaskWhereInput {
-  const from = dayArg(args.from, 'from');
-  const to = dayArg(args.to, 'to');
+  const { tag, from, to } = readRequestFields(taskListFilter, filterArgs({ tag: args.tag, from: args.from, to: args.to }));
   if (from && to && from > to) throw AppError.invalidField('from');
   const createdAt: Prisma.DateTimeFilter = {};
   if (from) createdAt.gte = new Date(`${from}T00:00:00Z`);
@@ -76,7 +70,7 @@ function taskWhere(ctx: GraphQLContext, args: { status?: string | null; tag?: st
     accountId: requireAccount(ctx).id,
     expiresAt: { gt: new Date() },
     ...(args.status ? { state: args.status } : {}),
-    ...(args.tag !== undefined && args.tag !== null ? { tag: args.tag } : {}),
+    ...(tag !== undefined ? { tag } : {}),
     ...(from || to ? { createdAt } : {}),
   };
 }
@@ -93,6 +87,7 @@ builder.queryFields((t) => ({
       to: t.arg.string(),
     },
     complexity: connectionComplexity,
+    extensions: { cursorValue: (id) => typeof id === 'string' && isUuid(id) } satisfies CursorPolicy,
     resolve: (query, _root, args, ctx) => ctx.prisma.task.findMany({ ...query, where: taskWhere(ctx, args), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
     totalCount: (_connection, args, ctx) => ctx.prisma.task.count({ where: taskWhere(ctx, args) }),
   }),
