@@ -14,12 +14,13 @@ export function usd(amount: number): string {
 
 /**
  * Charges `amount` USD if the balance covers it, and records the ledger entry, in one statement
- * (conditional balance UPDATE and ledger INSERT in one CTE; inside `tx` when given one).
+ * (conditional balance UPDATE and ledger INSERT in one CTE; inside `tx` when given one). `runKey`
+ * names the charge of one monitoring run (unique: a retried run cannot charge twice).
  * @returns the balance after the charge, or `null` when the balance does not cover it (40200).
  */
 export async function tryCharge(
   tx: Tx,
-  entry: { accountId: number; amount: number; taskId?: string; subscriptionId?: number; kind?: string; note?: string },
+  entry: { accountId: number; amount: number; taskId?: string; subscriptionId?: number; kind?: string; note?: string; runKey?: string },
 ): Promise<number | null> {
   const amount = usd(entry.amount);
   const rows = await tx.$queryRaw<{ balance: string }[]>`
@@ -28,8 +29,8 @@ export async function tryCharge(
       WHERE id = ${entry.accountId} AND balance >= ${amount}::numeric
       RETURNING id, balance
     ), entry AS (
-      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, subscription_id, note)
-      SELECT id, ${entry.kind ?? 'charge'}, -(${amount}::numeric), balance, ${entry.taskId ?? null}::uuid, ${entry.subscriptionId ?? null}::int, ${entry.note ?? null}
+      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, subscription_id, run_key, note)
+      SELECT id, ${entry.kind ?? 'charge'}, -(${amount}::numeric), balance, ${entry.taskId ?? null}::uuid, ${entry.subscriptionId ?? null}::int, ${entry.runKey ?? null}, ${entry.note ?? null}
       FROM charged
     )
     SELECT balance::text AS balance FROM charged`;
@@ -44,7 +45,7 @@ export async function tryCharge(
  */
 export async function credit(
   tx: Tx,
-  entry: { accountId: number; amount: number | string; kind: 'refund' | 'topup'; taskId?: string; note?: string },
+  entry: { accountId: number; amount: number | string; kind: 'refund' | 'topup'; taskId?: string; subscriptionId?: number | null; runKey?: string; note?: string },
 ): Promise<number> {
   const amount = typeof entry.amount === 'string' ? entry.amount : usd(entry.amount);
   const rows = await tx.$queryRaw<{ balance: string }[]>`
@@ -52,8 +53,8 @@ export async function credit(
       UPDATE accounts SET balance = balance + ${amount}::numeric WHERE id = ${entry.accountId}
       RETURNING id, balance
     ), entry AS (
-      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note)
-      SELECT id, ${entry.kind}, ${amount}::numeric, balance, ${entry.taskId ?? null}::uuid, ${entry.note ?? null}
+      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, subscription_id, run_key, note)
+      SELECT id, ${entry.kind}, ${amount}::numeric, balance, ${entry.taskId ?? null}::uuid, ${entry.subscriptionId ?? null}::int, ${entry.runKey ?? null}, ${entry.note ?? null}
       FROM credited
     )
     SELECT balance::text AS balance FROM credited`;

@@ -15,6 +15,7 @@
  * is keyed `<run key>:refund`, and a run that already stored its observation returns it.
  */
 import type { Prisma, PrismaClient } from './db/prisma.js';
+import { credit, tryCharge } from './ledger.js';
 import { insertObservation } from './observations.js';
 import { planOf } from './pricing.js';
 import type { Product } from './product.js';
@@ -52,14 +53,11 @@ async function isRefunded(tx: Tx | PrismaClient, runKey: string): Promise<boolea
 
 /** Credits the reserved amount back with its `refund` entry (caller holds the account's lock). */
 async function refund(tx: Tx, reservation: { account_id: number; subscription_id: number | null; amount: string }, runKey: string, note: string): Promise<void> {
-  await tx.$executeRaw`
-    WITH credited AS (
-      UPDATE accounts SET balance = balance - ${reservation.amount}::numeric WHERE id = ${reservation.account_id}
-      RETURNING id, balance
-    )
-    INSERT INTO ledger_entries (account_id, kind, amount, balance_after, subscription_id, run_key, note)
-    SELECT id, 'refund', -(${reservation.amount}::numeric), balance, ${reservation.subscription_id}::int, ${refundKey(runKey)}, ${note}
-    FROM credited`;
+  // The reservation's entry holds the charge as a negative amount.
+  await credit(tx, {
+    accountId: reservation.account_id, amount: reservation.amount.replace(/^-/, ''), kind: 'refund',
+    subscriptionId: reservation.subscription_id, runKey: refundKey(runKey), note,
+  });
 }
 
 /**
@@ -81,19 +79,11 @@ export async function startMonitoringRun(prisma: PrismaClient, input: { subscrip
     if (!current) return 'deleted';
     if (account.paused || current.status === 'paused_balance') return 'paused_balance';
     if (!input.reserve) return 'active';
-    const price = planOf(account.plan).rates.monitoring.toFixed(6);
-    const charged = await tx.$queryRaw<{ balance: string }[]>`
-      WITH charged AS (
-        UPDATE accounts SET balance = balance - ${price}::numeric
-        WHERE id = ${sub.accountId} AND balance >= ${price}::numeric
-        RETURNING id, balance
-      ), entry AS (
-        INSERT INTO ledger_entries (account_id, kind, amount, balance_after, subscription_id, run_key, note)
-        SELECT id, 'monitoring', -(${price}::numeric), balance, ${input.subscriptionId}::int, ${input.runKey}, 'monitoring run'
-        FROM charged
-      )
-      SELECT balance::text AS balance FROM charged`;
-    if (charged.length === 0) {
+    const charged = await tryCharge(tx, {
+      accountId: sub.accountId, amount: planOf(account.plan).rates.monitoring, kind: 'monitoring',
+      subscriptionId: input.subscriptionId, runKey: input.runKey, note: 'monitoring run',
+    });
+    if (charged === null) {
       await pauseAccountSubscriptions(tx, sub.accountId);
       return 'paused_balance';
     }

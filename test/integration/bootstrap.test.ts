@@ -91,7 +91,9 @@ describeNeeding([namespaces], 'bootstrap on a machine without Chromium, Go or th
   });
 
   it('TEMPORAL_ADDRESS and BROWSER_WS_ENDPOINTS need neither tool; the command runs with the project Node first on PATH and its exit code', async () => {
-    const r = await bootstrap(['--', 'sh', '-c', 'command -v node; exit 7'], { asRoot: false, env: { TEMPORAL_ADDRESS: '127.0.0.1:7233', BROWSER_WS_ENDPOINTS: 'ws://127.0.0.1:3001' } });
+    // As root: the project's Node may sit below a directory only its owner can enter (a checkout in
+    // a private temporary folder), where another user's shell would pass over it on PATH.
+    const r = await bootstrap(['--', 'sh', '-c', 'command -v node; exit 7'], { asRoot: true, env: { TEMPORAL_ADDRESS: '127.0.0.1:7233', BROWSER_WS_ENDPOINTS: 'ws://127.0.0.1:3001' } });
     expect(r.code).toBe(7);
     expect(r.stdout.trim()).toBe(process.execPath);
     expect(r.stderr).toBe('');
