@@ -26,6 +26,7 @@ import { startDelayedReplay, type DelayedReplay } from '../support/delayed-repla
 import { repoRoot, syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
+import { monitoringHelpers, pagePath } from '../support/monitoring.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 const INTERVAL_MS = 2_000;
@@ -40,20 +41,7 @@ let client: Client;
 let reader: ApiClient;
 let readerAuth: string;
 
-const prisma = () => stack.db.prisma;
-const deliveries = (subscriptionId: number) => prisma().observation.count({ where: { subscriptionId } });
-const pagePath = (domain: string, asin: string) => `/www.amazon.${domain}/dp/${asin}`;
-
-async function account(login: string, balance: number): Promise<{ id: number; api: ApiClient }> {
-  const created = await createAccount(prisma(), { login, email: `${login}@example.com`, balance });
-  return { id: created.id, api: apiClient(stack.api.url, { login, key: created.api_key }) };
-}
-
-async function add(api: ApiClient, elements: Record<string, unknown>[]): Promise<any[]> {
-  const res = await api.post('/v1/retail/monitoring/add', elements);
-  expect(res.body.tasks.map((t: any) => t.status_code)).toEqual(elements.map(() => 20000));
-  return res.body.tasks.map((t: any) => t.result[0]);
-}
+const { prisma, deliveries, account, add } = monitoringHelpers(() => stack);
 
 /** Waits until `hits()` stops changing for two intervals (a run under way may finish). */
 async function settled(hits: () => number): Promise<number> {

@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../api/admin/accounts.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { PLANS } from '../../core/pricing.js';
@@ -19,8 +18,9 @@ import { startStack, type Stack } from '../../scripts/stack.js';
 import { monitorWorkflowId } from '../../workflows/messages.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { repoRoot, syntheticReplayDir } from '../support/env.js';
-import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+import { waitFor, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
+import { monitoringHelpers, pagePath } from '../support/monitoring.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -31,22 +31,8 @@ let dataDir: string;
 let connection: Connection;
 let client: Client;
 
-const prisma = () => stack.db.prisma;
-const deliveries = (subscriptionId: number) => prisma().observation.count({ where: { subscriptionId } });
+const { prisma, deliveries, account, add } = monitoringHelpers(() => stack);
 const subscription = (id: number) => prisma().subscription.findUniqueOrThrow({ where: { id } });
-const pagePath = (domain: string, asin: string) => `/www.amazon.${domain}/dp/${asin}`;
-
-async function account(login: string, balance: number): Promise<{ id: number; api: ApiClient }> {
-  const created = await createAccount(prisma(), { login, email: `${login}@example.com`, balance });
-  return { id: created.id, api: apiClient(stack.api.url, { login, key: created.api_key }) };
-}
-
-async function add(api: ApiClient, elements: Record<string, unknown>[]): Promise<any[]> {
-  const res = await api.post('/v1/retail/monitoring/add', elements);
-  expect(res.status).toBe(200);
-  expect(res.body.tasks.map((t: any) => t.status_code)).toEqual(elements.map(() => 20000));
-  return res.body.tasks.map((t: any) => t.result[0]);
-}
 
 beforeAll(async () => {
   replay = await startDelayedReplay(syntheticReplayDir);
