@@ -5,7 +5,7 @@
 import Koa from 'koa';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
-import { AppError } from '../core/errors.js';
+import { HttpError } from './rest/http-error.js';
 import type { Logger } from '../core/logger.js';
 import { AccountRateLimits } from '../core/rate-limits.js';
 import type { AppState } from './context.js';
@@ -33,7 +33,7 @@ export interface AppDeps {
   monitors?: MonitorLauncher;
 }
 
-const methodNotAllowed = () => new AppError('BAD_REQUEST', { httpStatus: 405, message: 'Bad Request. Method not allowed.' });
+const methodNotAllowed = () => new HttpError('BAD_REQUEST', { httpStatus: 405, message: 'Bad Request. Method not allowed.' });
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();

@@ -2,12 +2,12 @@
  * The response envelope and task objects (api-spec.md "Envelope", "Task").
  */
 import { API_VERSION } from './version.js';
-import { statusMessage } from './status-codes.js';
+import { isErrorCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
 
 /** One task of an envelope. `cost` USD; `result` null when failed or unfinished. */
 export interface TaskObject {
   id: string;
-  status_code: number;
+  status_code: StatusCode;
   status_message: string;
   time: string;
   cost: number;
@@ -19,7 +19,7 @@ export interface TaskObject {
 
 export interface Envelope {
   version: string;
-  status_code: number;
+  status_code: StatusCode;
   status_message: string;
   time: string;
   cost: number;
@@ -41,7 +41,7 @@ function roundUsd(x: number): number {
 /** Builds a task object; `result` null unless given; `status_message` from the code unless given. */
 export function taskObject(fields: {
   id: string;
-  code: number;
+  code: StatusCode;
   message?: string;
   startedAt: number;
   cost?: number;
@@ -64,7 +64,7 @@ export function taskObject(fields: {
 }
 
 /** Builds an envelope; `cost` is the sum of its tasks' costs, `tasks_error` counts codes ≥ 40000. */
-export function envelope(startedAt: number, tasks: TaskObject[], code = 20000, message?: string): Envelope {
+export function envelope(startedAt: number, tasks: TaskObject[], code: StatusCode = STATUS.OK, message?: string): Envelope {
   return {
     version: API_VERSION,
     status_code: code,
@@ -72,12 +72,7 @@ export function envelope(startedAt: number, tasks: TaskObject[], code = 20000, m
     time: elapsed(startedAt),
     cost: roundUsd(tasks.reduce((sum, t) => sum + t.cost, 0)),
     tasks_count: tasks.length,
-    tasks_error: tasks.filter((t) => t.status_code >= 40000).length,
+    tasks_error: tasks.filter((t) => isErrorCode(t.status_code)).length,
     tasks,
   };
-}
-
-/** Path segments of a request path (`/v1/retail/product/live` → `['v1','retail','product','live']`). */
-export function pathSegments(path: string): string[] {
-  return path.split('/').filter(Boolean);
 }

@@ -1,48 +1,34 @@
 /**
- * Typed errors carrying their spec status code (api-spec.md "Errors"). Request-level errors are
- * thrown and turned into envelopes by the error middleware; task-level outcomes are `TaskError`s
- * returned in a task.
+ * The typed domain error: a spec status code (api-spec.md "Errors") named by its table key, and
+ * the message to answer. Services throw it for a request-level refusal and return it as the
+ * outcome of one task for a task-level one; the presenters (api/rest, api/graphql) decide what it
+ * looks like on the wire (REST: envelope and HTTP status from the table; GraphQL: extensions.code).
  */
-import { STATUS_CODES, statusKeyOf, statusMessage, type StatusKey } from './status-codes.js';
+import { STATUS, STATUS_CODES, statusKeyOf, statusMessage, type StatusCode, type StatusKey } from './domain/status-codes.js';
 
-/** An error answered at request level: HTTP status and five-digit code from the spec table. */
-export class AppError extends Error {
-  override name = 'AppError';
-  readonly code: number;
-  readonly httpStatus: number;
-  /** Extra response headers, e.g. Retry-After for 40202. */
-  readonly headers: Record<string, string>;
+/** A refusal or failure carrying its spec code. */
+export class DomainError extends Error {
+  override name = 'DomainError';
+  readonly key: StatusKey;
+  readonly code: StatusCode;
+  /** Seconds the client should wait before retrying (RATE_LIMITED); REST sends it as Retry-After. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(key: StatusKey, options: { message?: string; httpStatus?: number; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(key: StatusKey, options: { message?: string; retryAfterSeconds?: number; cause?: unknown } = {}) {
     const row = STATUS_CODES[key];
     super(options.message ?? row.status_message, { cause: options.cause });
+    this.key = key;
     this.code = row.status_code;
-    this.httpStatus = options.httpStatus ?? row.http_status;
-    this.headers = options.headers ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
-  /** 40501 naming the field (api-spec.md: "the message names the field"). */
-  static invalidField(field: string): AppError {
-    return new AppError('INVALID_FIELD', { message: statusMessage(40501, field) });
+  /** INVALID_FIELD naming the field (api-spec.md: "the message names the field"). */
+  static invalidField(field: string): DomainError {
+    return new DomainError('INVALID_FIELD', { message: statusMessage(STATUS.INVALID_FIELD, field) });
   }
 
-  /** The same code and message at request level, with the table's HTTP status. */
-  static fromTaskError(error: TaskError): AppError {
-    return new AppError(statusKeyOf(error.code), { message: error.message });
-  }
-}
-
-/** A task-level failure: the code and message placed on one task of an HTTP 200 envelope. */
-export class TaskError extends Error {
-  override name = 'TaskError';
-  constructor(
-    readonly code: number,
-    message?: string,
-  ) {
-    super(message ?? statusMessage(code));
-  }
-
-  static invalidField(field: string): TaskError {
-    return new TaskError(40501, statusMessage(40501, field));
+  /** The error of a code known only as a value (a stored task's final code, say). */
+  static ofCode(code: StatusCode, message?: string): DomainError {
+    return new DomainError(statusKeyOf(code), { message });
   }
 }

@@ -52,8 +52,8 @@ export const PLANS: Record<string, Plan> = {
     name: 'business',
     rates: { task_post: 0.001, task_post_high: 0.002, live: 0.003, history: 0.0003, monitoring: 0.0007 },
     features: { live: true, highPriority: true },
-    requestsPerMinute: 2000,
-    tasksPerMinute: 20000,
+    requestsPerMinute: 2_000,
+    tasksPerMinute: 20_000,
   },
 };
 

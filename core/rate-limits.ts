@@ -13,7 +13,7 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { PrismaClient } from './db/prisma.js';
 import { sqlOf, type Sql } from './db/sql.js';
-import { AppError } from './errors.js';
+import { DomainError } from './errors.js';
 
 /** Effective limits of one account, per minute. */
 export interface AccountLimits {
@@ -181,6 +181,6 @@ export class AccountRateLimits {
   private async refuse(limiter: RateLimiterPostgres, accountId: number, points: number, msBeforeNext: number): Promise<never> {
     await limiter.reward(String(accountId), points);
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-    throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(seconds) } });
+    throw new DomainError('RATE_LIMITED', { retryAfterSeconds: seconds });
   }
 }

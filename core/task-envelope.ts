@@ -6,6 +6,7 @@
 import type { PrismaClient } from './db/prisma.js';
 import { envelope, taskObject, type Envelope } from './envelope.js';
 import { toProduct } from './observations.js';
+import { asStatusCode, STATUS } from './domain/status-codes.js';
 
 /** Path segments of the product endpoints. */
 export const PRODUCT_API_PREFIX = ['v1', 'retail', 'product'];
@@ -26,7 +27,7 @@ export type EnvelopeTask = Pick<TaskRow, 'id' | 'data' | 'completedAt' | 'status
 export function taskGetEnvelope(task: EnvelopeTask, startedAt: number): Envelope {
   const path = [...PRODUCT_API_PREFIX, 'task_get', task.id];
   const data = task.data as Record<string, unknown>;
-  if (!task.completedAt) return envelope(startedAt, [taskObject({ id: task.id, code: 40401, startedAt, path, data })]);
-  const result = task.statusCode === 20000 && task.observation ? [toProduct(task.observation)] : null;
-  return envelope(startedAt, [taskObject({ id: task.id, code: task.statusCode, message: task.statusMessage, startedAt, path, data, result })]);
+  if (!task.completedAt) return envelope(startedAt, [taskObject({ id: task.id, code: STATUS.TASK_NOT_READY, startedAt, path, data })]);
+  const result = task.statusCode === STATUS.OK && task.observation ? [toProduct(task.observation)] : null;
+  return envelope(startedAt, [taskObject({ id: task.id, code: asStatusCode(task.statusCode), message: task.statusMessage, startedAt, path, data, result })]);
 }

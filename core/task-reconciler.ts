@@ -21,6 +21,7 @@ import type { Logger } from './logger.js';
 import { failTask } from './tasks.js';
 import type { TaskWorkflows } from './temporal/task-launcher.js';
 import { urgencyOfPriority, webhookKindsOf, type ReconcileReport } from '../workflows/messages.js';
+import { STATUS } from './domain/status-codes.js';
 
 /** A task_post task younger than this is left alone: its request may still be starting it (ms). */
 export const RECONCILE_GRACE_MS = 2 * 60_000;
@@ -123,7 +124,7 @@ async function reconcileOne(deps: ReconcilerDeps, task: Candidate): Promise<Verd
 
 /** Fails the task with 50301 and refunds it; then starts its webhooks (task_post). False when it had finished meanwhile. */
 async function refund(deps: ReconcilerDeps, task: Candidate): Promise<boolean> {
-  if (!(await failTask(deps.prisma, task.id, 50301))) return false;
+  if (!(await failTask(deps.prisma, task.id, STATUS.SOURCE_UNAVAILABLE))) return false;
   const kinds = webhookKindsOf(task.postback_url, task.pingback_url);
   if (kinds.length) {
     await deps.workflows.startWebhooks({ taskId: task.id, kinds, accountId: task.account_id })

@@ -8,7 +8,7 @@
 import type { PrismaClient } from './db/prisma.js';
 import { sqlOf, type Statement } from './db/sql.js';
 import { usd } from './ledger.js';
-import { statusMessage } from './status-codes.js';
+import { asStatusCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
 import { OBSERVATION_JSON, observationFromJson, type ObservationJson } from './task-reads.js';
 
 type ObservationRow = NonNullable<ReturnType<typeof observationFromJson>>;
@@ -16,7 +16,7 @@ type ObservationRow = NonNullable<ReturnType<typeof observationFromJson>>;
 /** A task row as the live answer needs it, with its observation (Prisma's shape). */
 export interface TaskOutcome {
   state: string;
-  statusCode: number;
+  statusCode: StatusCode;
   statusMessage: string;
   /** USD charged (0 after a refund). */
   cost: number;
@@ -32,7 +32,7 @@ interface OutcomeRow {
 }
 
 function outcomeFromSql(row: OutcomeRow): TaskOutcome {
-  return { state: row.state, statusCode: row.status_code, statusMessage: row.status_message, cost: Number(row.cost), observation: observationFromJson(row.observation) };
+  return { state: row.state, statusCode: asStatusCode(row.status_code), statusMessage: row.status_message, cost: Number(row.cost), observation: observationFromJson(row.observation) };
 }
 
 /** What `createChargedTask` stores; `cost` USD, `expiresAt` the end of result retention. */
@@ -87,7 +87,7 @@ const CREATE_CHARGED_TASK: Statement = {
         state, status_code, status_message, observation_id, completed_at, reused, collected_at)
       SELECT $1::uuid, c.id, $3, $4, $5, $6::jsonb, $7::numeric, $8::timestamptz, $9::smallint, $10, $11, $12,
         CASE WHEN u.id IS NULL THEN 'queued' ELSE 'completed' END,
-        CASE WHEN u.id IS NULL THEN 20100 ELSE 20000 END,
+        CASE WHEN u.id IS NULL THEN ${STATUS.TASK_CREATED} ELSE ${STATUS.OK} END,
         CASE WHEN u.id IS NULL THEN $13 ELSE $16 END,
         u.id,
         CASE WHEN u.id IS NULL THEN NULL ELSE now() END,
@@ -110,8 +110,8 @@ const CREATE_CHARGED_TASK: Statement = {
 export async function createChargedTask(prisma: PrismaClient, task: NewTask): Promise<CreatedTask | null> {
   const { rows } = await sqlOf(prisma).query<OutcomeRow & { fresh_id: string | null; fresh_status: string | null }>(CREATE_CHARGED_TASK, [
     task.id, task.accountId, task.endpoint, task.asin, task.marketplace, JSON.stringify(task.data), usd(task.cost), task.expiresAt,
-    task.priority ?? 1, task.tag ?? null, task.postbackUrl ?? null, task.pingbackUrl ?? null, statusMessage(20100), task.note,
-    task.reuse?.since ?? null, statusMessage(20000), task.reuse?.markReused ?? false, task.reuse?.collect ?? false,
+    task.priority ?? 1, task.tag ?? null, task.postbackUrl ?? null, task.pingbackUrl ?? null, statusMessage(STATUS.TASK_CREATED), task.note,
+    task.reuse?.since ?? null, statusMessage(STATUS.OK), task.reuse?.markReused ?? false, task.reuse?.collect ?? false,
   ]);
   const row = rows[0];
   if (!row) return null;
@@ -144,7 +144,7 @@ const COMPLETE_FROM_OBSERVATION: Statement = {
   text: `WITH o AS (
       SELECT status FROM observations WHERE id = $2::bigint
     ), done AS (
-      UPDATE tasks SET state = 'completed', status_code = 20000, status_message = $3, observation_id = $2::bigint, completed_at = now()
+      UPDATE tasks SET state = 'completed', status_code = ${STATUS.OK}, status_message = $3, observation_id = $2::bigint, completed_at = now()
       WHERE id = $1::uuid AND state IN ('queued', 'running') AND EXISTS (SELECT 1 FROM o WHERE status <> 'not_found')
       RETURNING id
     )
@@ -157,7 +157,7 @@ export interface TaskCompletion {
   /** false when the task had already finished (nothing changed). */
   changed: boolean;
   /** The task's status code afterwards: 20000, 40402, or the code it had already finished with. */
-  statusCode: number;
+  statusCode: StatusCode;
 }
 
 /**
@@ -167,15 +167,15 @@ export interface TaskCompletion {
  */
 export async function finishTaskFromObservation(prisma: PrismaClient, taskId: string, observationId: bigint): Promise<TaskCompletion> {
   const { rows } = await sqlOf(prisma).query<{ status: string | null; updated: number; previous_code: number | null }>(
-    COMPLETE_FROM_OBSERVATION, [taskId, observationId.toString(), statusMessage(20000)],
+    COMPLETE_FROM_OBSERVATION, [taskId, observationId.toString(), statusMessage(STATUS.OK)],
   );
   const row = rows[0]!;
   if (row.status === null) throw new Error(`observation ${observationId} not found`);
-  if (row.updated === 1) return { changed: true, statusCode: 20000 };
-  if (row.status === 'not_found' && (await failTask(prisma, taskId, 40402, observationId))) return { changed: true, statusCode: 40402 };
+  if (row.updated === 1) return { changed: true, statusCode: STATUS.OK };
+  if (row.status === 'not_found' && (await failTask(prisma, taskId, STATUS.PRODUCT_NOT_FOUND, observationId))) return { changed: true, statusCode: STATUS.PRODUCT_NOT_FOUND };
   if (row.previous_code === null) throw new Error(`task ${taskId} not found`);
   // Already finished (a retried read, or the live budget ran out first): its code stands.
-  return { changed: false, statusCode: (await sqlOf(prisma).query<{ status_code: number }>(TASK_STATUS_CODE, [taskId])).rows[0]!.status_code };
+  return { changed: false, statusCode: asStatusCode((await sqlOf(prisma).query<{ status_code: number }>(TASK_STATUS_CODE, [taskId])).rows[0]!.status_code) };
 }
 
 const TASK_STATUS_CODE: Statement = {
@@ -217,7 +217,7 @@ const FAIL_TASK: Statement = {
  * note `task <code>`), in one statement.
  * @returns false when the task had already finished (no second refund).
  */
-export async function failTask(prisma: PrismaClient, taskId: string, code: 40402 | 50301, observationId?: bigint): Promise<boolean> {
+export async function failTask(prisma: PrismaClient, taskId: string, code: typeof STATUS.PRODUCT_NOT_FOUND | typeof STATUS.SOURCE_UNAVAILABLE, observationId?: bigint): Promise<boolean> {
   const { rows } = await sqlOf(prisma).query<{ failed: number }>(FAIL_TASK, [taskId, code, statusMessage(code), observationId?.toString() ?? null, `task ${code}`]);
   return rows[0]?.failed === 1;
 }

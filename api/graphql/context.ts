@@ -8,7 +8,7 @@
  */
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import type { Envelope } from '../envelope.js';
 import type { AuthAccount } from '../context.js';
 import type { MonitorLauncher } from '../services/monitor-launcher.js';
@@ -68,7 +68,7 @@ export function createLoaders(prisma: PrismaClient, account: AuthAccount | undef
 
 /** The caller, or 40100 (the REST answer to a missing Authorization header). */
 export function requireAccount(ctx: GraphQLContext): AuthAccount {
-  if (!ctx.account) throw new AppError('AUTH_FAILED');
+  if (!ctx.account) throw new DomainError('AUTH_FAILED');
   return ctx.account;
 }
 

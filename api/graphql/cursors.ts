@@ -8,7 +8,7 @@
  */
 import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import type { GraphQLObjectType, GraphQLSchema } from './graphql-js.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 
 /** Field extension of a Prisma connection: true for the values its decoded cursor may hold. */
 export interface CursorPolicy {
@@ -39,7 +39,7 @@ export function checkCursorArguments(schema: GraphQLSchema): GraphQLSchema {
       field.resolve = (source, args: Record<string, unknown>, context, info) => {
         for (const name of ['after', 'before']) {
           const cursor = args[name];
-          if (cursor !== undefined && cursor !== null && !isCursorOf(cursor, rule)) throw AppError.invalidField(name);
+          if (cursor !== undefined && cursor !== null && !isCursorOf(cursor, rule)) throw DomainError.invalidField(name);
         }
         return resolve(source, args, context, info);
       };

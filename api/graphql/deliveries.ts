@@ -7,7 +7,7 @@
  */
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 
 export type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
 
@@ -37,7 +37,7 @@ export function encodeDeliveryCursor(row: { observedAt: Date; id: bigint }): str
 export function decodeDeliveryCursor(cursor: string | undefined, argument: string): DeliveryCursor | undefined {
   if (cursor === undefined) return undefined;
   const match = /^(\d{1,15}):(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw AppError.invalidField(argument);
+  if (!match) throw DomainError.invalidField(argument);
   return { at: new Date(Number(match[1])), id: BigInt(match[2]!) };
 }
 

@@ -15,23 +15,24 @@
  */
 import { GraphQLError } from './graphql-js.js';
 import { databaseFaultError } from '../../core/db/faults.js';
-import { AppError, TaskError } from '../../core/errors.js';
-import { statusMessage } from '../../core/status-codes.js';
+import { DomainError } from '../../core/errors.js';
+import { httpStatusOf, STATUS, statusMessage } from '../../core/domain/status-codes.js';
 
-/** The first AppError / TaskError in an error's chain (`originalError`, then `cause`). */
-export function domainErrorOf(error: unknown): AppError | TaskError | undefined {
+/** The first DomainError in an error's chain (`originalError`, then `cause`). */
+export function domainErrorOf(error: unknown): DomainError | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
-    if (e instanceof AppError || e instanceof TaskError) return e;
+    if (e instanceof DomainError || e instanceof DomainError) return e;
     e = e instanceof GraphQLError ? e.originalError : (e as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
-/** A request-level error: code, message, HTTP status and headers of the AppError. */
-export function requestError(error: AppError): GraphQLError {
+/** A request-level error: code and message of the DomainError, HTTP status from the table, Retry-After when it has one. */
+export function requestError(error: DomainError): GraphQLError {
+  const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) };
   return new GraphQLError(error.message, {
     originalError: error,
-    extensions: { code: error.code, http: { status: error.httpStatus, headers: error.headers } },
+    extensions: { code: error.code, http: { status: httpStatusOf(error.code), headers } },
   });
 }
 
@@ -41,13 +42,13 @@ export function requestError(error: AppError): GraphQLError {
  * GraphQL over HTTP wants; otherwise `httpStatus` always (405 for a charged field over GET).
  */
 export function badRequest(message: string, httpStatus = 400, spec = httpStatus === 400): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 40000, http: { status: httpStatus, spec } } });
+  return new GraphQLError(message, { extensions: { code: STATUS.BAD_REQUEST, http: { status: httpStatus, spec } } });
 }
 
 /** Adds code 40000 to a GraphQL error of the request itself, in place (as yoga marks validation errors). */
 export function markRequestError(error: GraphQLError): GraphQLError {
   const extensions = error.extensions as Record<string, unknown>;
-  if (typeof extensions.code !== 'number') extensions.code = 40000;
+  if (typeof extensions.code !== 'number') extensions.code = STATUS.BAD_REQUEST;
   extensions.http ??= { spec: true, status: 400 };
   return error;
 }
@@ -71,7 +72,7 @@ function located(error: unknown, message: string, extensions: Record<string, unk
  */
 export function maskError(error: unknown): Error {
   const domain = domainErrorOf(error);
-  if (domain instanceof AppError && !(error instanceof GraphQLError)) return requestError(domain);
+  if (!(error instanceof GraphQLError) && domain) return requestError(domain);
   if (domain) return located(error, domain.message, { code: domain.code });
   const fault = databaseFaultError(error);
   if (fault) return error instanceof GraphQLError ? located(error, fault.message, { code: fault.code }) : requestError(fault);
@@ -80,11 +81,11 @@ export function maskError(error: unknown): Error {
     // No path: the request itself (syntax, validation, variable values) → 40000.
     if (!error.path) return markRequestError(error);
   }
-  return located(error, statusMessage(50000), { code: 50000, unexpected: true });
+  return located(error, statusMessage(STATUS.INTERNAL_ERROR), { code: STATUS.INTERNAL_ERROR, unexpected: true });
 }
 
 /** True for errors that are answers, not faults (not logged as errors). */
 export function isExpectedError(error: unknown): boolean {
   if (domainErrorOf(error)) return true;
-  return error instanceof GraphQLError && typeof error.extensions.code === 'number' && error.extensions.code < 50000;
+  return error instanceof GraphQLError && typeof error.extensions.code === 'number' && error.extensions.code < STATUS.INTERNAL_ERROR;
 }

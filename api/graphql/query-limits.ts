@@ -23,7 +23,7 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { MaxTokensParserWLexer } from '@escape.tech/graphql-armor-max-tokens';
 import type { Plugin } from 'graphql-yoga';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError, type ValidationContext, type ValidationRule } from './graphql-js.js';
 import { QUERY_LIMITS } from './builder.js';
 import { badRequest } from './errors.js';
@@ -68,7 +68,7 @@ function useTokenLimit(max: number): Plugin {
         try {
           return new MaxTokensParserWLexer(source, { ...options, n: max, exposeLimits: true, onReject }).parseDocument();
         } catch (error) {
-          if (error instanceof Error && refusals.has(error)) throw new AppError('BAD_REQUEST', { message: limitMessage(error as GraphQLError) });
+          if (error instanceof Error && refusals.has(error)) throw new DomainError('BAD_REQUEST', { message: limitMessage(error as GraphQLError) });
           throw error;
         }
       });

@@ -22,7 +22,7 @@
  */
 import { getOperationAST, type GraphQLError } from './graphql-js.js';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { AccountRateLimits } from '../../core/rate-limits.js';
 import { recordUsage } from '../../core/usage.js';
@@ -65,7 +65,7 @@ function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin
 
       const account = ctx.account;
       if (!account) {
-        if (fields.some((f) => !f.policy.public)) stop(requestError(new AppError('AUTH_FAILED')));
+        if (fields.some((f) => !f.policy.public)) stop(requestError(new DomainError('AUTH_FAILED')));
         return;
       }
       const record = async () => {
@@ -84,7 +84,7 @@ function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin
         await rateLimits.consume(account.id, account.limits, tasks, requests);
       } catch (error) {
         await record();
-        if (error instanceof AppError) {
+        if (error instanceof DomainError) {
           stop(requestError(error));
           return;
         }

@@ -8,7 +8,7 @@
  */
 import type { Middleware } from 'koa';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { findApiKeyAccount, findApiKeyAccountCounting, hashApiKey, type ApiKeyAccount } from '../../core/api-keys.js';
 import { sqlOf } from '../../core/db/sql.js';
 import { isStorableText } from '../../core/storable-text.js';
@@ -22,21 +22,21 @@ import type { AppState, AuthAccount } from '../context.js';
  */
 function credentials(header: string): { login: string | undefined; key: string } {
   const match = /^(Basic|Bearer) ([^\s]+)$/i.exec(header.trim());
-  if (!match) throw new AppError('AUTH_FAILED');
+  if (!match) throw new DomainError('AUTH_FAILED');
   if (match[1]!.toLowerCase() !== 'basic') return { login: undefined, key: match[2]! };
   const decoded = Buffer.from(match[2]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon <= 0) throw new AppError('AUTH_FAILED');
+  if (colon <= 0) throw new DomainError('AUTH_FAILED');
   const login = decoded.slice(0, colon);
-  if (!isStorableText(login)) throw new AppError('AUTH_FAILED');
+  if (!isStorableText(login)) throw new DomainError('AUTH_FAILED');
   return { login, key: decoded.slice(colon + 1) };
 }
 
 /** The authenticated account of a key found with its account, or the spec's 401. */
 function accountOf(found: ApiKeyAccount | null, login: string | undefined): AuthAccount {
-  if (!found || (login !== undefined && found.login !== login)) throw new AppError('AUTH_FAILED');
-  if (found.revoked) throw new AppError('KEY_REVOKED');
-  if (found.disabled) throw new AppError('ACCOUNT_DISABLED');
+  if (!found || (login !== undefined && found.login !== login)) throw new DomainError('AUTH_FAILED');
+  if (found.revoked) throw new DomainError('KEY_REVOKED');
+  if (found.disabled) throw new DomainError('ACCOUNT_DISABLED');
   const plan = planOf(found.plan);
   return {
     id: found.accountId,
@@ -89,7 +89,7 @@ async function resolve(prisma: PrismaClient, header: string | undefined, rateLim
 export function requireAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits): Middleware<AppState> {
   return async (ctx, next) => {
     const account = await resolve(prisma, ctx.get('authorization') || undefined, rateLimits, ctx.request.json);
-    if (!account) throw new AppError('AUTH_FAILED');
+    if (!account) throw new DomainError('AUTH_FAILED');
     ctx.state.account = account;
     await next();
   };

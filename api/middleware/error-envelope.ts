@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../core/logger.js';
 import { databaseFaultError, databaseFaultOf } from '../../core/db/faults.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
+import { STATUS } from '../../core/domain/status-codes.js';
+import { HttpError, headersOfError, httpStatusOfError } from '../rest/http-error.js';
 import { envelope } from '../envelope.js';
 import type { AppState } from '../context.js';
 
@@ -19,26 +21,26 @@ export function errorEnvelope(logger: Logger): Middleware<AppState> {
     ctx.set('X-Request-Id', ctx.state.requestId);
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('NOT_FOUND');
+      if (ctx.status === 404 && ctx.body === undefined) throw new DomainError('NOT_FOUND');
     } catch (error) {
-      const appError = toAppError(error);
+      const domainError = toDomainError(error);
       const fault = databaseFaultOf(error);
       if (fault) logger.warn({ err: error, fault, requestId: ctx.state.requestId, path: ctx.path }, 'database fault');
-      else if (appError.code === 50000) logger.error({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'unexpected error');
-      ctx.status = appError.httpStatus;
-      for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
-      ctx.body = envelope(ctx.state.startedAt, [], appError.code, appError.message);
+      else if (domainError.code === STATUS.INTERNAL_ERROR) logger.error({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'unexpected error');
+      ctx.status = httpStatusOfError(domainError);
+      for (const [name, value] of Object.entries(headersOfError(domainError))) ctx.set(name, value);
+      ctx.body = envelope(ctx.state.startedAt, [], domainError.code, domainError.message);
     }
   };
 }
 
-function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
+function toDomainError(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
   const fault = databaseFaultError(error);
   if (fault) return fault;
   const status = (error as { status?: number; statusCode?: number })?.status ?? (error as { statusCode?: number })?.statusCode;
-  if (status === 413) return new AppError('BAD_REQUEST', { httpStatus: 413, message: 'Bad Request. Body larger than 1048576 bytes.' });
-  if (status === 405) return new AppError('BAD_REQUEST', { httpStatus: 405, message: 'Bad Request. Method not allowed.' });
-  if (status === 400) return new AppError('BAD_REQUEST');
-  return new AppError('INTERNAL_ERROR', { cause: error });
+  if (status === 413) return new HttpError('BAD_REQUEST', { httpStatus: 413, message: 'Bad Request. Body larger than 1048576 bytes.' });
+  if (status === 405) return new HttpError('BAD_REQUEST', { httpStatus: 405, message: 'Bad Request. Method not allowed.' });
+  if (status === 400) return new DomainError('BAD_REQUEST');
+  return new DomainError('INTERNAL_ERROR', { cause: error });
 }

@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
+import { HttpError } from '../rest/http-error.js';
 import { completeIdempotentRequest, releaseIdempotencyKey, reserveIdempotencyKey } from '../../core/idempotency.js';
 import type { Logger } from '../../core/logger.js';
 import type { AccountRateLimits } from '../../core/rate-limits.js';
@@ -54,14 +55,14 @@ export async function answerIdempotently(
   const account = ctx.state.account!;
   if (header === undefined) return send(ctx, await answer());
   const key = Array.isArray(header) ? '' : header;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw AppError.invalidField(IDEMPOTENCY_HEADER);
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw DomainError.invalidField(IDEMPOTENCY_HEADER);
   const ids = { accountId: account.id, key };
   const found = await reserveIdempotencyKey(deps.prisma, { ...ids, requestHash: requestHash(endpoint, ctx.request.json) });
   if (found.kind === 'mismatch') {
-    throw new AppError('BAD_REQUEST', { httpStatus: 409, message: `Bad Request. This ${IDEMPOTENCY_HEADER} was already used with another request (endpoint or body) in the last 24 hours.` });
+    throw new HttpError('BAD_REQUEST', { httpStatus: 409, message: `Bad Request. This ${IDEMPOTENCY_HEADER} was already used with another request (endpoint or body) in the last 24 hours.` });
   }
   if (found.kind === 'in_progress') {
-    throw new AppError('BAD_REQUEST', { httpStatus: 409, message: `Bad Request. A request with this ${IDEMPOTENCY_HEADER} is still being answered; retry shortly.`, headers: { 'Retry-After': '1' } });
+    throw new HttpError('BAD_REQUEST', { httpStatus: 409, message: `Bad Request. A request with this ${IDEMPOTENCY_HEADER} is still being answered; retry shortly.`, retryAfterSeconds: 1 });
   }
   if (found.kind === 'replay') {
     ctx.state.idempotentReplay = true;

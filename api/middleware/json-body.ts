@@ -4,7 +4,7 @@
  */
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
-import { AppError } from '../../core/errors.js';
+import { HttpError } from '../rest/http-error.js';
 
 /** Spec limit for every POST body (api-spec.md "Limits"). */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -43,16 +43,16 @@ export function jsonBody(): Middleware {
         text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8', length: ctx.get('content-length') || undefined });
       } catch (error) {
         const status = (error as { status?: number }).status;
-        if (status === 413) throw new AppError('BAD_REQUEST', { httpStatus: 413, message: 'Bad Request. Body larger than 1048576 bytes.' });
-        throw new AppError('BAD_REQUEST', { cause: error });
+        if (status === 413) throw new HttpError('BAD_REQUEST', { httpStatus: 413, message: 'Bad Request. Body larger than 1048576 bytes.' });
+        throw new HttpError('BAD_REQUEST', { cause: error });
       }
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
-        throw new AppError('BAD_REQUEST', { message: 'Bad Request. Body is not valid JSON.' });
+        throw new HttpError('BAD_REQUEST', { message: 'Bad Request. Body is not valid JSON.' });
       }
-      if (nestedDeeperThan(json, MAX_JSON_DEPTH)) throw new AppError('BAD_REQUEST', { message: `Bad Request. Body nested deeper than ${MAX_JSON_DEPTH} levels.` });
+      if (nestedDeeperThan(json, MAX_JSON_DEPTH)) throw new HttpError('BAD_REQUEST', { message: `Bad Request. Body nested deeper than ${MAX_JSON_DEPTH} levels.` });
       ctx.request.json = json;
     }
     await next();

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
-import { STATUS_CODES, statusMessage } from '../../core/status-codes.js';
+import { STATUS, STATUS_CODES, statusMessage, type StatusCode } from '../../core/domain/status-codes.js';
 
 /** Security scheme names of the document (components.securitySchemes). */
 export const SECURITY_SCHEMES = {
@@ -27,7 +27,7 @@ const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
 
 const envelopeFields = {
   version: z.string().meta({ description: 'API version of the envelope.', examples: ['0.1.0'] }),
-  status_code: z.number().int().meta({ description: 'Request-level code (see GET /v1/appendix/errors).', examples: [20000] }),
+  status_code: z.number().int().meta({ description: 'Request-level code (see GET /v1/appendix/errors).', examples: [STATUS.OK] }),
   status_message: z.string().meta({ examples: ['Ok.'] }),
   time: z.string().regex(/^\d+\.\d{4} sec\.$/).meta({ description: 'Elapsed time.', examples: ['0.0123 sec.'] }),
   cost: z.number().min(0).meta({ description: 'USD charged for the whole request.' }),
@@ -40,7 +40,7 @@ const envelopeFields = {
  * @param id component name, e.g. `TaskPostResponse`.
  * @param codes the task-level codes the endpoint's tasks can carry, for the description.
  */
-export function envelopeOf(id: string, row: z.ZodType | null, codes: readonly number[]) {
+export function envelopeOf(id: string, row: z.ZodType | null, codes: readonly StatusCode[]) {
   const task = z.object({
     id: z.string().meta({ description: 'Task id: a UUID whose first 8 characters are the UTC MMDDHHmm of creation.' }),
     status_code: z.number().int().meta({ description: `Task-level code: ${codes.map((c) => `${c} ${statusMessage(c)}`).join('; ')}` }),
@@ -62,7 +62,7 @@ export const errorEnvelope = z.object({ ...envelopeFields, tasks: z.array(z.unkn
 const retryAfter = z.object({ 'Retry-After': z.string().regex(/^\d+$/).meta({ description: 'Seconds to wait.' }) });
 
 /** The error response of one HTTP status listing the codes it carries (api-spec.md "Errors"). */
-export function errorResponse(codes: readonly number[], note?: string): ZodOpenApiResponseObject {
+export function errorResponse(codes: readonly StatusCode[], note?: string): ZodOpenApiResponseObject {
   const text = codes.map((c) => `${c} ${statusMessage(c)}`).join(' · ');
   return {
     description: note ? `${text} ${note}` : text,
@@ -89,10 +89,10 @@ export interface OperationSpec {
   /** Other answers of this endpoint (e.g. 402, 403, 404, 503), and the 400 codes of a GET with parameters. */
   responses?: Record<string, ZodOpenApiResponseObject>;
   /** Codes of the 400 answer of a POST; default 40000, 40001, 40501, 40502, 40503. */
-  badRequest?: readonly number[];
+  badRequest?: readonly StatusCode[];
 }
 
-const POST_400 = [40000, 40001, 40501, 40502, 40503];
+const POST_400 = [STATUS.BAD_REQUEST, STATUS.TOO_MANY_TASKS, STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN];
 
 /** A JSON 200 answer of `schema`. */
 export function jsonOk(description: string, schema: z.ZodType): ZodOpenApiResponseObject {
@@ -104,14 +104,14 @@ export function operation(spec: OperationSpec): ZodOpenApiOperationObject {
   const responses: Record<string, ZodOpenApiResponseObject> = { 200: spec.ok };
   if (spec.body) {
     responses[400] = errorResponse(spec.badRequest ?? POST_400);
-    responses[413] = errorResponse([40000], 'The body is larger than 1048576 bytes.');
+    responses[413] = errorResponse([STATUS.BAD_REQUEST], 'The body is larger than 1048576 bytes.');
   }
   if (spec.auth !== 'none') {
-    responses[401] = errorResponse([40100, 40101, 40102], spec.auth === 'optional' ? 'Only when a key is sent.' : undefined);
-    responses[429] = errorResponse([40202], 'Per-account requests or tasks per minute exceeded.');
+    responses[401] = errorResponse([STATUS.AUTH_FAILED, STATUS.KEY_REVOKED, STATUS.ACCOUNT_DISABLED], spec.auth === 'optional' ? 'Only when a key is sent.' : undefined);
+    responses[429] = errorResponse([STATUS.RATE_LIMITED], 'Per-account requests or tasks per minute exceeded.');
   }
   Object.assign(responses, spec.responses);
-  responses[500] = errorResponse([50000], 'Retry with backoff.');
+  responses[500] = errorResponse([STATUS.INTERNAL_ERROR], 'Retry with backoff.');
   return {
     operationId: spec.operationId,
     tags: spec.tags,

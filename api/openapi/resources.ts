@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { MARKETPLACE_CODES } from '../../core/marketplaces.js';
 import type { Product } from '../../core/product.js';
-import type { StatusCodeRow } from '../../core/status-codes.js';
+import type { StatusCodeRow } from '../../core/domain/status-codes.js';
 import { FREQUENCIES } from '../../core/subscriptions.js';
 import type { SubscriptionObject } from '../services/monitoring.js';
 import type { MarketplaceStatusRow } from '../services/status.js';

@@ -9,7 +9,7 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import type { AccountRateLimits } from '../../core/rate-limits.js';
 import { newTaskId } from '../../core/ids.js';
 import { MARKETPLACES, resolveMarketplace } from '../../core/marketplaces.js';
-import { STATUS_CODES } from '../../core/status-codes.js';
+import { STATUS, STATUS_CODES } from '../../core/domain/status-codes.js';
 import type { AppState } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { MARKETPLACE_ALIASES } from '../validation/fields.js';
@@ -22,7 +22,7 @@ import { userData } from '../services/user-data.js';
 
 /** A one-task, free envelope listing `result` for `fn`. */
 function listing(fn: string, result: unknown[], startedAt: number): Envelope {
-  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'appendix', fn], data: { api: 'appendix', function: fn }, result });
+  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'appendix', fn], data: { api: 'appendix', function: fn }, result });
   return envelope(startedAt, [task]);
 }
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { Router } from '@koa/router';
 import type { Config } from '../../core/config.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import type { AppState } from '../context.js';
 import { DOCS_ASSETS, docsPage } from '../openapi/docs-page.js';
 import { createOpenApiDocument } from '../openapi/document.js';
@@ -40,7 +40,7 @@ export function openapiRoutes(config: Pick<Config, 'PUBLIC_BASE_URL'>): Router<A
   });
   router.get('/docs/assets/:file', (ctx) => {
     const asset = Object.hasOwn(DOCS_ASSETS, ctx.params.file!) ? DOCS_ASSETS[ctx.params.file!] : undefined;
-    if (!asset) throw new AppError('NOT_FOUND');
+    if (!asset) throw new DomainError('NOT_FOUND');
     ctx.type = asset.type;
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = 'text' in asset ? asset.text : fs.createReadStream(asset.file);

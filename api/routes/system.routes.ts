@@ -11,7 +11,8 @@ import { prismaQueryable } from '../../core/db/prisma.js';
 import { pendingMigrations } from '../../core/db/migrator.js';
 import { API_VERSION } from '../../core/version.js';
 import type { Config } from '../../core/config.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
+import { HttpError } from '../rest/http-error.js';
 import type { Logger } from '../../core/logger.js';
 import { apiMetricsExposure, metricsAuthorized, registry, trackTaskStates } from '../../core/metrics.js';
 import type { AppState } from '../context.js';
@@ -45,9 +46,9 @@ export function systemRoutes(prisma: PrismaClient, config: Pick<Config, 'METRICS
   const exposure = apiMetricsExposure(config);
   if (exposure === 'none') logger.warn('GET /metrics is not served: set METRICS_TOKEN (Bearer token on the API port) or METRICS_LISTEN (a listen address of its own)');
   router.get('/metrics', async (ctx) => {
-    if (exposure !== 'api-port') throw new AppError('NOT_FOUND');
+    if (exposure !== 'api-port') throw new DomainError('NOT_FOUND');
     if (!metricsAuthorized(ctx.get('authorization') || undefined, config.METRICS_TOKEN)) {
-      throw new AppError('AUTH_FAILED', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
+      throw new HttpError('AUTH_FAILED', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
     }
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();

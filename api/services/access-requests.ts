@@ -5,11 +5,12 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { readRequestFields } from '../validation/read-fields.js';
 import { accessRequest } from '../validation/requests.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Access requests accepted per IP address within `ACCESS_REQUEST_WINDOW_MS`. */
 export const ACCESS_REQUESTS_PER_WINDOW = 5;
@@ -28,11 +29,11 @@ export type AccessRequestInput = z.output<typeof accessRequest>;
 export function parseAccessRequest(body: unknown): { input: AccessRequestInput; received: Record<string, unknown> } {
   let element = body;
   if (Array.isArray(body)) {
-    if (body.length !== 1) throw new AppError('BAD_REQUEST', { message: 'Bad Request. The body must be one access request object.' });
+    if (body.length !== 1) throw new DomainError('BAD_REQUEST', { message: 'Bad Request. The body must be one access request object.' });
     element = body[0];
   }
   if (element === null || typeof element !== 'object' || Array.isArray(element)) {
-    throw new AppError('BAD_REQUEST', { message: 'Bad Request. The body must be one access request object.' });
+    throw new DomainError('BAD_REQUEST', { message: 'Bad Request. The body must be one access request object.' });
   }
   const received = element as Record<string, unknown>;
   return { input: readRequestFields(accessRequest, received), received };
@@ -69,7 +70,7 @@ export async function submitAccessRequest(prisma: PrismaClient, body: unknown, i
     // Serialises the count-then-insert of one IP across API processes (released at commit).
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(7301, hashtext(${clientIp}))`;
     const wait = await retryAfterSeconds(tx, clientIp);
-    if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(wait) } });
+    if (wait > 0) throw new DomainError('RATE_LIMITED', { retryAfterSeconds: wait });
     const row = await tx.accessRequest.create({
       data: {
         email: input.email,
@@ -84,7 +85,7 @@ export async function submitAccessRequest(prisma: PrismaClient, body: unknown, i
     return row.id;
   });
   const data = { ...received, api: 'public', function: 'access_request' };
-  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'public', 'access_request'], data, result: [{ id, status: 'received' }] });
+  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'public', 'access_request'], data, result: [{ id, status: 'received' }] });
   return envelope(startedAt, [task]);
 }
 
@@ -157,10 +158,10 @@ export async function readCredentials(prisma: PrismaClient, token: string, start
     await prisma.$executeRaw`
       UPDATE access_requests SET credentials_payload = NULL
       WHERE credentials_token_hash = ${hash} AND credentials_payload IS NOT NULL`;
-    throw new AppError('NOT_FOUND');
+    throw new DomainError('NOT_FOUND');
   }
   const { login, api_key } = openCredentials(token, payload);
   const data = { api: 'public', function: 'credentials' };
-  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'public', 'credentials'], data, result: [{ login, api_key }] });
+  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'public', 'credentials'], data, result: [{ login, api_key }] });
   return envelope(startedAt, [task]);
 }

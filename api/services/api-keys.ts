@@ -6,13 +6,14 @@
  */
 import { apiKeyRecord, generateApiKey } from '../../core/api-keys.js';
 import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
-import { AppError, TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
 import { readRequestFields, readTaskFields } from '../validation/read-fields.js';
 import { keyCreateTask, keyIdParams } from '../validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Active API keys per account (api-spec.md "Limits"). */
 export const MAX_ACTIVE_KEYS = 20;
@@ -51,7 +52,7 @@ async function lockAccount(tx: Prisma.TransactionClient, accountId: number): Pro
 export async function createKeys(prisma: PrismaClient, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
   const elements = taskArray(body);
   const tasks: TaskObject[] = [];
-  const errors: (TaskError | undefined)[] = [];
+  const errors: (DomainError | undefined)[] = [];
   for (const element of elements) {
     const id = newTaskId();
     const data = { ...element, api: 'appendix', function: 'keys' };
@@ -61,14 +62,14 @@ export async function createKeys(prisma: PrismaClient, account: AuthAccount, bod
       const row = await prisma.$transaction(async (tx) => {
         await lockAccount(tx, account.id);
         const active = await tx.apiKey.count({ where: { accountId: account.id, revokedAt: null } });
-        if (active >= MAX_ACTIVE_KEYS) throw new TaskError(40000, `Bad Request. The account already has ${MAX_ACTIVE_KEYS} active API keys.`);
+        if (active >= MAX_ACTIVE_KEYS) throw new DomainError('BAD_REQUEST', { message: `Bad Request. The account already has ${MAX_ACTIVE_KEYS} active API keys.` });
         return tx.apiKey.create({ data: { accountId: account.id, ...apiKeyRecord(key), label } });
       }, TX_OPTIONS);
       const { id: keyId, ...listing } = keyListing(row);
       errors.push(undefined);
-      tasks.push(taskObject({ id, code: 20000, startedAt, path: PATH, data, result: [{ id: keyId, key, ...listing }] }));
+      tasks.push(taskObject({ id, code: STATUS.OK, startedAt, path: PATH, data, result: [{ id: keyId, key, ...listing }] }));
     } catch (error) {
-      if (!(error instanceof TaskError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       errors.push(error);
       tasks.push(taskObject({ id, code: error.code, message: error.message, startedAt, path: PATH, data }));
     }
@@ -96,15 +97,15 @@ export async function revokeKey(prisma: PrismaClient, account: AuthAccount, rawK
   const outcome = await prisma.$transaction(async (tx) => {
     await lockAccount(tx, account.id);
     const key = await tx.apiKey.findFirst({ where: { id: keyId, accountId: account.id, revokedAt: null } });
-    if (!key) throw new AppError('NOT_FOUND');
+    if (!key) throw new DomainError('NOT_FOUND');
     const others = await tx.apiKey.count({ where: { accountId: account.id, revokedAt: null, id: { not: keyId } } });
     if (others === 0) return null;
     return tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
   }, TX_OPTIONS);
   if (!outcome) {
     const message = 'Bad Request. The only active API key cannot be revoked.';
-    return envelope(startedAt, [taskObject({ id, code: 40000, message, startedAt, path, data })]);
+    return envelope(startedAt, [taskObject({ id, code: STATUS.BAD_REQUEST, message, startedAt, path, data })]);
   }
   const result = [{ ...keyListing(outcome), revoked_at: outcome.revokedAt!.toISOString() }];
-  return envelope(startedAt, [taskObject({ id, code: 20000, startedAt, path, data, result })]);
+  return envelope(startedAt, [taskObject({ id, code: STATUS.OK, startedAt, path, data, result })]);
 }

@@ -7,7 +7,8 @@
  * 500 that the client would retry and pay again.
  */
 import { databaseFaultError } from '../../core/db/faults.js';
-import { AppError, TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
+import type { StatusCode } from '../../core/domain/status-codes.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { taskObject, type TaskObject } from '../envelope.js';
@@ -27,7 +28,7 @@ export interface ChargedElement {
 
 /** A successful element: its code, the USD charged, and its result rows if any. */
 export interface ChargedOutcome {
-  code: number;
+  code: StatusCode;
   cost: number;
   result?: unknown[];
   /**
@@ -35,11 +36,8 @@ export interface ChargedOutcome {
    * workflow start). The answer waits for it; a `TaskError` it resolves to replaces the outcome
    * (the element was refunded: its cost is then 0). It must not reject.
    */
-  settle?: Promise<TaskError | undefined>;
+  settle?: Promise<DomainError | undefined>;
 }
-
-/** Code of an element that failed with an unexpected error (api-spec.md "Errors": 50000). */
-const INTERNAL = 50000;
 
 /**
  * Runs `handle` for every element in order. A `TaskError` thrown by the handler fails that element
@@ -61,16 +59,16 @@ export async function runChargedTasks(
 ): Promise<TaskObject[]> {
   const { fn, path, startedAt, logger } = options;
   const tasks: TaskObject[] = [];
-  const errors: (TaskError | undefined)[] = [];
+  const errors: (DomainError | undefined)[] = [];
   const pending: Promise<void>[] = [];
   let unexpected: unknown;
-  let fault: TaskError | undefined;
+  let fault: DomainError | undefined;
   let payable = 0;
   let paid = 0;
   for (const element of elements) {
     const id = newTaskId();
     const data = { ...element, api: 'retail', function: fn };
-    const fail = (error: TaskError) => taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
+    const fail = (error: DomainError) => taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
     if (fault) {
       errors.push(fault);
       tasks.push(fail(fault));
@@ -89,14 +87,14 @@ export async function runChargedTasks(
         }));
       }
     } catch (error) {
-      let failure: TaskError;
-      if (error instanceof TaskError) {
+      let failure: DomainError;
+      if (error instanceof DomainError) {
         failure = error;
       } else {
         logger.error({ err: error, taskId: id, fn }, 'unexpected error in one task; the task answers 50000');
         unexpected ??= error;
         const faultAnswer = databaseFaultError(error);
-        failure = new TaskError(INTERNAL, faultAnswer?.message);
+        failure = new DomainError('INTERNAL_ERROR', { message: faultAnswer?.message });
         if (faultAnswer) fault = failure;
       }
       errors.push(failure);
@@ -104,8 +102,8 @@ export async function runChargedTasks(
     }
   }
   await Promise.all(pending);
-  if (unexpected !== undefined && errors.every((e) => e)) throw databaseFaultError(unexpected) ?? new AppError('INTERNAL_ERROR', { cause: unexpected });
-  if (payable > 0 && paid === 0) throw new AppError('PAYMENT_REQUIRED');
+  if (unexpected !== undefined && errors.every((e) => e)) throw databaseFaultError(unexpected) ?? new DomainError('INTERNAL_ERROR', { cause: unexpected });
+  if (payable > 0 && paid === 0) throw new DomainError('PAYMENT_REQUIRED');
   failRequestIfNoneValid(errors);
   return tasks;
 }

@@ -3,7 +3,7 @@
  * from every request or subscription; charged per valid element of the body.
  */
 import { runChargedTasks } from './charged-tasks.js';
-import { TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { credit, tryCharge } from '../../core/ledger.js';
 import { readHistory } from '../../core/observations.js';
 import { sqlOf } from '../../core/db/sql.js';
@@ -14,6 +14,7 @@ import { readTaskFields } from '../validation/read-fields.js';
 import { historyTask } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';
 import type { ProductTaskDeps } from './product-tasks.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 const DAY_MS = 86_400_000;
 
@@ -30,11 +31,11 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
   const path = ['v1', 'retail', 'product', 'history'];
   const tasks = await runChargedTasks(elements, { fn: 'history', path, startedAt, logger: deps.logger }, async (element, { id, payable, paid }) => {
     const { asin, marketplace: { code: marketplace }, date_from: dateFrom, date_to: dateTo, limit, offset } = readTaskFields(historyTask, element);
-    if (dateFrom && dateTo && dateFrom > dateTo) throw TaskError.invalidField('date_from');
+    if (dateFrom && dateTo && dateFrom > dateTo) throw DomainError.invalidField('date_from');
     payable();
     // One statement charges and writes the ledger entry (core/ledger.ts `tryCharge`).
     const balance = await tryCharge(deps.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'history' });
-    if (balance === null) throw new TaskError(40200);
+    if (balance === null) throw new DomainError('PAYMENT_REQUIRED');
     paid();
     let result: unknown[];
     try {
@@ -48,7 +49,7 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
       await credit(deps.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: id, note: 'history 50000' });
       throw error;
     }
-    return { code: 20000, cost, result };
+    return { code: STATUS.OK, cost, result };
   });
   return envelope(startedAt, tasks);
 }

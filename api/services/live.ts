@@ -5,7 +5,7 @@
  * task answers 50301 and is refunded. A cache hit is one statement after authentication and rate
  * limiting (core/tasks.ts `createChargedTask`).
  */
-import { AppError, TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { toProduct } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
@@ -16,6 +16,7 @@ import { readTaskFields } from '../validation/read-fields.js';
 import { liveTask } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';
 import { retentionMs, type ProductTaskDeps } from './product-tasks.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 /**
  * Answers POST live: one task, charged the plan's `live` rate (USD), completed from a stored
@@ -24,7 +25,7 @@ import { retentionMs, type ProductTaskDeps } from './product-tasks.js';
  */
 export async function live(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
   const [element] = taskArray(body, { exactlyOne: true });
-  if (!planOf(account.plan).features.live) throw new AppError('FEATURE_NOT_AVAILABLE');
+  if (!planOf(account.plan).features.live) throw new DomainError('FEATURE_NOT_AVAILABLE');
   const id = newTaskId();
   const path = ['v1', 'retail', 'product', 'live'];
   const data = { ...element!, api: 'retail', function: 'live' };
@@ -38,8 +39,8 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
     maxAgeMinutes = task.max_age_minutes;
   } catch (error) {
     // live carries exactly one task: when it is invalid, no task of the request is (HTTP 400).
-    if (!(error instanceof TaskError)) throw error;
-    throw AppError.fromTaskError(error);
+    if (!(error instanceof DomainError)) throw error;
+    throw error;
   }
   const cost = planOf(account.plan).rates.live;
   // Cache hit: one statement charges, stores the task and completes it from the fresh observation.
@@ -47,30 +48,30 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
   const created = await createChargedTask(deps.prisma, {
     id, accountId: account.id, endpoint: 'live', asin, marketplace, data, cost, expiresAt: new Date(Date.now() + retentionMs(deps.config)), note: 'live', reuse,
   });
-  if (!created) throw new AppError('PAYMENT_REQUIRED');
+  if (!created) throw new DomainError('PAYMENT_REQUIRED');
 
   let task: TaskOutcome = created;
   if (created.state !== 'completed') {
     if (created.fresh) {
       // The fresh observation says the product does not exist: 40402, refunded.
-      await failTask(deps.prisma, id, 40402, created.fresh.id);
+      await failTask(deps.prisma, id, STATUS.PRODUCT_NOT_FOUND, created.fresh.id);
     } else {
       const budgetMs = deps.config.LIVE_BUDGET;
       try {
         await deps.launcher.start({ taskId: id, asin, marketplace, budgetMs, urgency: 'live' });
         const finished = await deps.launcher.waitFor(id, budgetMs);
         if (!finished) {
-          await failTask(deps.prisma, id, 50301);
+          await failTask(deps.prisma, id, STATUS.SOURCE_UNAVAILABLE);
           await deps.launcher.cancel(id);
         }
       } catch (error) {
         deps.logger.error({ err: error, taskId: id }, 'live read failed');
-        await failTask(deps.prisma, id, 50301);
+        await failTask(deps.prisma, id, STATUS.SOURCE_UNAVAILABLE);
       }
     }
     task = await collectTaskOutcome(deps.prisma, id);
   }
-  const result = task.statusCode === 20000 && task.observation ? [toProduct(task.observation)] : null;
-  const code = task.state === 'completed' || task.state === 'failed' ? task.statusCode : 50301;
+  const result = task.statusCode === STATUS.OK && task.observation ? [toProduct(task.observation)] : null;
+  const code = task.state === 'completed' || task.state === 'failed' ? task.statusCode : STATUS.SOURCE_UNAVAILABLE;
   return envelope(startedAt, [taskObject({ id, code, message: task.statusMessage, startedAt, cost: task.cost, path, data, result })]);
 }

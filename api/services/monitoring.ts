@@ -6,7 +6,7 @@
  */
 import type { Config } from '../../core/config.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { toProduct } from '../../core/observations.js';
@@ -26,6 +26,7 @@ import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '..
 import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';
 import type { MonitorLauncher } from './monitor-launcher.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 export interface MonitoringDeps {
   config: Config;
@@ -64,7 +65,7 @@ export function toSubscription(row: SubscriptionRow, latest?: Product | null): S
   };
 }
 
-/** Reads one monitoring/add element. @throws TaskError 40501 / 40502 / 40503. */
+/** Reads one monitoring/add element. @throws DomainError INVALID_FIELD / UNKNOWN_MARKETPLACE / INVALID_ASIN. */
 function readAddElement(element: Record<string, unknown>): SubscriptionRequest {
   const task = readTaskFields(monitoringAddTask, element);
   return { asin: task.asin, marketplace: task.marketplace.code, frequency: task.frequency, tag: task.tag, externalUserId: task.external_user_id };
@@ -81,14 +82,14 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
   const elements = taskArray(body);
   const path = [...API_PREFIX, 'add'];
   const slots = elements.map((element) => ({ id: newTaskId(), data: { ...element, api: 'retail', function: 'add' } as Record<string, unknown> }));
-  const errors: (TaskError | undefined)[] = [];
+  const errors: (DomainError | undefined)[] = [];
   const valid: { index: number; request: SubscriptionRequest }[] = [];
   for (const [index, element] of elements.entries()) {
     try {
       valid.push({ index, request: readAddElement(element) });
       errors.push(undefined);
     } catch (error) {
-      if (!(error instanceof TaskError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       errors.push(error);
     }
   }
@@ -99,7 +100,7 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
   for (const [i, outcome] of outcomes.entries()) {
     const index = valid[i]!.index;
     if (outcome.kind === 'limit') {
-      errors[index] = new TaskError(40000, `Bad Request. The account already monitors the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT.toLocaleString('en-US')} products.`);
+      errors[index] = new DomainError('BAD_REQUEST', { message: `Bad Request. The account already monitors the maximum of ${MAX_SUBSCRIPTIONS_PER_ACCOUNT.toLocaleString('en-US')} products.` });
     } else {
       results.set(index, outcome.row);
     }
@@ -126,8 +127,8 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
     const error = errors[index];
     if (error) return taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
     const row = results.get(index)!;
-    if (failed.has(row.id)) return taskObject({ id, code: 50301, startedAt, path, data });
-    return taskObject({ id, code: 20000, startedAt, path, data, result: [toSubscription(latestRow.get(row.id)!)] });
+    if (failed.has(row.id)) return taskObject({ id, code: STATUS.SOURCE_UNAVAILABLE, startedAt, path, data });
+    return taskObject({ id, code: STATUS.OK, startedAt, path, data, result: [toSubscription(latestRow.get(row.id)!)] });
   });
   return envelope(startedAt, tasks);
 }
@@ -136,17 +137,17 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
  * Reads how a monitoring/delete element names its subscription: `id` (integer ≥ 1), else `asin`
  * plus `marketplace`. With `id`, an `asin` / `marketplace` also given must match it. Other keys
  * must hold storable text (`checkOtherKeys`).
- * @throws TaskError 40501 / 40502 / 40503.
+ * @throws DomainError INVALID_FIELD / UNKNOWN_MARKETPLACE / INVALID_ASIN.
  */
 function readDeleteElement(element: Record<string, unknown>): { id?: number; asin?: string; marketplace?: string } {
   const present = (field: 'id' | 'asin' | 'marketplace') => element[field] !== undefined && element[field] !== null;
   const id = present('id') ? (readField(monitoringDeleteTask, 'id', element) ?? undefined) : undefined;
-  if (id === undefined && !present('asin') && !present('marketplace')) throw TaskError.invalidField('id');
+  if (id === undefined && !present('asin') && !present('marketplace')) throw DomainError.invalidField('id');
   // Without `id`, asin and marketplace are both required: a missing one fails naming it.
   const required = id === undefined;
-  if (required && !present('asin')) throw TaskError.invalidField('asin');
+  if (required && !present('asin')) throw DomainError.invalidField('asin');
   const asin = present('asin') ? (readField(monitoringDeleteTask, 'asin', element) ?? undefined) : undefined;
-  if (required && !present('marketplace')) throw TaskError.invalidField('marketplace');
+  if (required && !present('marketplace')) throw DomainError.invalidField('marketplace');
   const marketplace = present('marketplace') ? readField(monitoringDeleteTask, 'marketplace', element)?.code : undefined;
   checkOtherKeys(monitoringDeleteTask, element);
   return { id, asin, marketplace };
@@ -161,14 +162,14 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
   const elements = taskArray(body);
   const path = [...API_PREFIX, 'delete'];
   const tasks: TaskObject[] = [];
-  const errors: (TaskError | undefined)[] = [];
+  const errors: (DomainError | undefined)[] = [];
   const targets: ({ id?: number; asin?: string; marketplace?: string } | undefined)[] = [];
   for (const element of elements) {
     try {
       targets.push(readDeleteElement(element));
       errors.push(undefined);
     } catch (error) {
-      if (!(error instanceof TaskError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       targets.push(undefined);
       errors.push(error);
     }
@@ -190,11 +191,11 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
     const matches = found && (target.asin === undefined || found.asin === target.asin) && (target.marketplace === undefined || found.marketplace === target.marketplace);
     const row = matches ? await deleteSubscription(deps.prisma, account.id, found.id) : null;
     if (!row) {
-      tasks.push(taskObject({ id, code: 40400, startedAt, path, data }));
+      tasks.push(taskObject({ id, code: STATUS.NOT_FOUND, startedAt, path, data }));
       continue;
     }
     deleted.push(row.id);
-    tasks.push(taskObject({ id, code: 20000, startedAt, path, data, result: [toSubscription(row)] }));
+    tasks.push(taskObject({ id, code: STATUS.OK, startedAt, path, data, result: [toSubscription(row)] }));
   }
   // The row is gone either way; a monitor that misses the signal ends at its next status check.
   await Promise.all(deleted.map((subscriptionId) => deps.monitors.stop(subscriptionId).catch((err: unknown) => {
@@ -222,5 +223,5 @@ export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, accou
   const byId = new Map(observations.map((o) => [o.id, toProduct(o)]));
   const result = rows.map((r) => toSubscription(r, r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
   const data = { ...query, api: 'retail', function: 'list' };
-  return envelope(startedAt, [taskObject({ id: newTaskId(), code: 20000, startedAt, path: [...API_PREFIX, 'list'], data, result })]);
+  return envelope(startedAt, [taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: [...API_PREFIX, 'list'], data, result })]);
 }

@@ -5,7 +5,7 @@ import { runChargedTasks } from './charged-tasks.js';
 import type { Config } from '../../core/config.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { sqlOf } from '../../core/db/sql.js';
-import { AppError, TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { isUuid, newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { planOf } from '../../core/pricing.js';
@@ -19,6 +19,7 @@ import { taskPostTask, webhookUrlChecks } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';
 import { urgencyOfPriority, webhookKindsOf, type ReadUrgency, type WebhookKind } from '../../workflows/messages.js';
 import type { TaskLauncher } from './task-launcher.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Result retention (api-spec.md "Limits": 30 days by default): the task's `expires_at`, ms from now. */
 export function retentionMs(config: Config): number {
@@ -47,7 +48,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   const elements = taskArray(body);
   const plan = planOf(account.plan);
   const rates = plan.rates;
-  if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new AppError('FEATURE_NOT_AVAILABLE');
+  if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new DomainError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
   const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[]; accountId: number }[] = [];
   const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
@@ -64,25 +65,25 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
       expiresAt: new Date(Date.now() + retentionMs(deps.config)), priority, tag, postbackUrl, pingbackUrl, note: 'task_post',
       reuse: reuseWindow > 0 ? { since: new Date(Date.now() - reuseWindow), markReused: true, collect: false } : undefined,
     });
-    if (!created) throw new TaskError(40200);
+    if (!created) throw new DomainError('PAYMENT_REQUIRED');
     paid();
     if (!created.fresh) {
       const settle = startOrFail(deps, { taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority), accountId: account.id });
-      return { code: 20100, cost: created.cost, settle };
+      return { code: STATUS.TASK_CREATED, cost: created.cost, settle };
     }
     // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
     let charged = created.cost;
     if (created.state !== 'completed') {
       try {
-        if (await failTask(deps.prisma, id, 40402, created.fresh.id)) charged = 0;
+        if (await failTask(deps.prisma, id, STATUS.PRODUCT_NOT_FOUND, created.fresh.id)) charged = 0;
       } catch (error) {
         // Charged and still queued: the reconciler starts its workflow, whose read refunds it.
         deps.logger.error({ err: error, taskId: id }, 'could not fail the task from a not_found observation');
-        return { code: 20100, cost: charged };
+        return { code: STATUS.TASK_CREATED, cost: charged };
       }
     }
     if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds, accountId: account.id });
-    return { code: 20100, cost: charged };
+    return { code: STATUS.TASK_CREATED, cost: charged };
   });
   await Promise.all(finishedWithWebhooks.map((t) => startWebhooks(deps, t)));
   return { status: 200, body: envelope(startedAt, tasks) };
@@ -98,7 +99,7 @@ interface StartRequest { taskId: string; asin: string; marketplace: string; webh
  *   started, or left charged without a workflow because the refund itself failed (the reconciler
  *   then starts or refunds it). Never rejects.
  */
-async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<TaskError | undefined> {
+async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<DomainError | undefined> {
   try {
     await deps.launcher.start(task);
     return undefined;
@@ -106,13 +107,13 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<T
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not start workflow');
   }
   try {
-    if (!(await failTask(deps.prisma, task.taskId, 50301))) return undefined;
+    if (!(await failTask(deps.prisma, task.taskId, STATUS.SOURCE_UNAVAILABLE))) return undefined;
   } catch (error) {
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not refund the task whose workflow did not start');
     return undefined;
   }
   if (task.webhookKinds.length) await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds, accountId: task.accountId });
-  return new TaskError(50301);
+  return new DomainError('SOURCE_UNAVAILABLE');
 }
 
 /**
@@ -140,7 +141,7 @@ export async function tasksReady(deps: ProductTaskDeps, account: AuthAccount, st
     date_completed: r.dateCompleted,
     endpoint: `/v1/retail/product/task_get/${r.id}`,
   }));
-  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: [...API_PREFIX, 'tasks_ready'], data: { api: 'retail', function: 'tasks_ready' }, result });
+  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: [...API_PREFIX, 'tasks_ready'], data: { api: 'retail', function: 'tasks_ready' }, result });
   return envelope(startedAt, [task]);
 }
 
@@ -150,8 +151,8 @@ export async function tasksReady(deps: ProductTaskDeps, account: AuthAccount, st
  * One statement reads the task with its observation and collects it (core/task-reads.ts).
  */
 export async function taskGet(deps: ProductTaskDeps, account: AuthAccount, id: string, startedAt: number): Promise<Envelope> {
-  if (!isUuid(id)) throw new AppError('NOT_FOUND');
+  if (!isUuid(id)) throw new DomainError('NOT_FOUND');
   const task = await collectTask(sqlOf(deps.prisma), id.toLowerCase(), account.id);
-  if (!task) throw new AppError('NOT_FOUND');
+  if (!task) throw new DomainError('NOT_FOUND');
   return taskGetEnvelope(task, startedAt);
 }

@@ -6,13 +6,14 @@
  * (`{ requests, tasks, cost }`). Costs are USD.
  */
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { AppError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { addDays, daysBetween, sumUsage, usageRows, utcDay, type UsageRow } from '../../core/usage.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { readRequestFields } from '../validation/read-fields.js';
 import { usageQuery } from '../validation/requests.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Most days one usage request may span, both ends included. */
 export const MAX_USAGE_DAYS = 366;
@@ -29,7 +30,7 @@ export function usageRange(query: Record<string, unknown>, today = utcDay()): { 
   const to = days.date_to ?? today;
   const from = days.date_from ?? addDays(to, -(DEFAULT_DAYS - 1));
   const span = daysBetween(from, to);
-  if (span < 0 || span + 1 > MAX_USAGE_DAYS) throw AppError.invalidField('date_from');
+  if (span < 0 || span + 1 > MAX_USAGE_DAYS) throw DomainError.invalidField('date_from');
   return { from, to };
 }
 
@@ -46,7 +47,7 @@ export async function usage(prisma: PrismaClient, account: AuthAccount, query: R
   const endpoints = [...byEndpoint.keys()].sort().map((endpoint) => ({ endpoint, ...sumUsage(byEndpoint.get(endpoint)!) }));
   const result = [{ date_from: from, date_to: to, days, endpoints, totals: sumUsage(rows) }];
   const data = { ...query, api: 'appendix', function: 'usage' };
-  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'appendix', 'usage'], data, result });
+  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'appendix', 'usage'], data, result });
   return envelope(startedAt, [task]);
 }
 

@@ -12,6 +12,7 @@ import { usageTotals, utcDay } from '../../core/usage.js';
 import type { AuthAccount } from '../context.js';
 import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { keyListing } from './api-keys.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Builds the user_data envelope for the authenticated account. */
 export async function userData(prisma: PrismaClient, auth: AuthAccount, startedAt: number): Promise<Envelope> {
@@ -39,6 +40,6 @@ export async function userData(prisma: PrismaClient, auth: AuthAccount, startedA
     api_keys: account.apiKeys.map(keyListing),
     webhook_secret: account.webhookSecret,
   }];
-  const task = taskObject({ id: newTaskId(), code: 20000, startedAt, path: ['v1', 'appendix', 'user_data'], data: { api: 'appendix', function: 'user_data' }, result });
+  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'appendix', 'user_data'], data: { api: 'appendix', function: 'user_data' }, result });
   return envelope(startedAt, [task]);
 }

@@ -16,7 +16,10 @@ import { MARKETPLACE_CODES, resolveMarketplace } from '../../core/marketplaces.j
 import { FREQUENCIES } from '../../core/subscriptions.js';
 
 /** Status code of a field whose value is of the right type but refused (api-spec.md "Errors"). */
-export const valueCodes = z.registry<{ code: 40502 | 40503 }>();
+/** The codes a field's refused value may answer instead of INVALID_FIELD. */
+export type ValueCodeKey = 'UNKNOWN_MARKETPLACE' | 'INVALID_ASIN';
+
+export const valueCodes = z.registry<{ code: ValueCodeKey }>();
 
 /** The ASIN rule after trimming and uppercasing (api-spec.md "Limits"). */
 const ASIN = /^[A-Z0-9]{10}$/;
@@ -28,7 +31,7 @@ export const asin = z.string().trim().toUpperCase().regex(ASIN)
     examples: ['B0CHX1W1XY'],
     override: { pattern: '^\\s*[A-Za-z0-9]{10}\\s*$' },
   })
-  .register(valueCodes, { code: 40503 });
+  .register(valueCodes, { code: 'INVALID_ASIN' });
 
 /** Aliases accepted besides the 12 codes (api-spec.md "Marketplaces"); resolved by core/marketplaces. */
 export const MARKETPLACE_ALIASES = ['us', 'usa', 'gb'] as const;
@@ -49,7 +52,7 @@ export const marketplace = z.string()
     examples: ['com'],
     override: { pattern: `^\\s*(?:${[...MARKETPLACE_CODES, ...MARKETPLACE_ALIASES].map(anyCase).join('|')})\\s*$` },
   })
-  .register(valueCodes, { code: 40502 });
+  .register(valueCodes, { code: 'UNKNOWN_MARKETPLACE' });
 
 /** task_post priority: 1 normal, 2 high (default 1). */
 export const priority = z.union([z.literal(1), z.literal(2)]).default(1)

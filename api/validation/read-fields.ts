@@ -10,9 +10,9 @@
  * echoed in the task's `data`, which is stored): 40501 naming the field or key.
  */
 import type { z } from 'zod';
-import { AppError, TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
 import { isStorableText, isStorableValue, printableName } from '../../core/storable-text.js';
-import { valueCodes } from './fields.js';
+import { valueCodes, type ValueCodeKey } from './fields.js';
 
 /** Extra checks run right after a field parses (rules that need configuration, e.g. WEBHOOK_ALLOWLIST); false → 40501 naming it. */
 export type FieldChecks<S extends z.ZodObject> = { [K in keyof z.output<S>]?: (value: z.output<S>[K]) => boolean };
@@ -21,7 +21,7 @@ export type FieldChecks<S extends z.ZodObject> = { [K in keyof z.output<S>]?: (v
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault']);
 
 /** The code registered for `schema` or the field it wraps (`asin.nullish()` → 40503). */
-function valueCodeOf(schema: z.ZodType): 40502 | 40503 | undefined {
+function valueCodeOf(schema: z.ZodType): ValueCodeKey | undefined {
   let current: z.ZodType | undefined = schema;
   while (current) {
     const code = valueCodes.get(current)?.code;
@@ -41,11 +41,11 @@ export function readField<S extends z.ZodObject, K extends keyof z.output<S> & s
   const fieldSchema = schema.shape[field] as z.ZodType | undefined;
   if (!fieldSchema) throw new Error(`the schema has no field ${field}`);
   const raw = Object.hasOwn(input, field) ? input[field] : undefined;
-  if (!isStorableValue(raw)) throw TaskError.invalidField(field);
+  if (!isStorableValue(raw)) throw DomainError.invalidField(field);
   const parsed = fieldSchema.safeParse(raw);
   if (parsed.success) return parsed.data as z.output<S>[K];
   const code = parsed.error.issues[0]?.code === 'invalid_type' ? undefined : valueCodeOf(fieldSchema);
-  throw code ? new TaskError(code) : TaskError.invalidField(field);
+  throw code ? new DomainError(code) : DomainError.invalidField(field);
 }
 
 /**
@@ -61,7 +61,7 @@ export function readTaskFields<S extends z.ZodObject>(schema: S, element: Record
   for (const field of Object.keys(schema.shape) as (keyof z.output<S> & string)[]) {
     const value = readField(schema, field, element);
     const check = checks[field];
-    if (check && !check(value)) throw TaskError.invalidField(field);
+    if (check && !check(value)) throw DomainError.invalidField(field);
     if (value !== undefined) out[field] = value;
   }
   checkOtherKeys(schema, element);
@@ -75,7 +75,7 @@ export function readTaskFields<S extends z.ZodObject>(schema: S, element: Record
 export function checkOtherKeys(schema: z.ZodObject, element: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(element)) {
     if (Object.hasOwn(schema.shape, key)) continue;
-    if (!isStorableText(key) || !isStorableValue(value)) throw TaskError.invalidField(printableName(key));
+    if (!isStorableText(key) || !isStorableValue(value)) throw DomainError.invalidField(printableName(key));
   }
 }
 
@@ -87,7 +87,7 @@ export function readRequestFields<S extends z.ZodObject>(schema: S, input: Recor
   try {
     return readTaskFields(schema, input);
   } catch (error) {
-    if (error instanceof TaskError) throw AppError.fromTaskError(error);
+    if (error instanceof DomainError) throw error;
     throw error;
   }
 }

@@ -5,7 +5,8 @@
  * read-fields.ts), and a bad field fails only its task (40501 naming the field, 40502 unknown
  * marketplace, 40503 invalid ASIN) — unless no element is valid (`failRequestIfNoneValid`).
  */
-import { AppError, type TaskError } from '../../core/errors.js';
+import { DomainError } from '../../core/errors.js';
+import { FIELD_CODES } from '../../core/domain/status-codes.js';
 
 export { fields } from './fields.js';
 
@@ -17,19 +18,16 @@ export const MAX_TASKS = 100;
  * @throws AppError 40000 (not an array of objects / empty / more than `max` for live), 40001 (> 100).
  */
 export function taskArray(body: unknown, options: { exactlyOne?: boolean } = {}): Record<string, unknown>[] {
-  if (!Array.isArray(body) || body.length === 0) throw new AppError('BAD_REQUEST', { message: 'Bad Request. The body must be a JSON array of task objects.' });
-  if (body.length > MAX_TASKS) throw new AppError('TOO_MANY_TASKS');
-  if (options.exactlyOne && body.length !== 1) throw new AppError('BAD_REQUEST', { message: 'Bad Request. live takes exactly one task.' });
+  if (!Array.isArray(body) || body.length === 0) throw new DomainError('BAD_REQUEST', { message: 'Bad Request. The body must be a JSON array of task objects.' });
+  if (body.length > MAX_TASKS) throw new DomainError('TOO_MANY_TASKS');
+  if (options.exactlyOne && body.length !== 1) throw new DomainError('BAD_REQUEST', { message: 'Bad Request. live takes exactly one task.' });
   for (const element of body) {
     if (element === null || typeof element !== 'object' || Array.isArray(element)) {
-      throw new AppError('BAD_REQUEST', { message: 'Bad Request. Every element must be a task object.' });
+      throw new DomainError('BAD_REQUEST', { message: 'Bad Request. Every element must be a task object.' });
     }
   }
   return body as Record<string, unknown>[];
 }
-
-/** Codes of a task whose fields are wrong (fixed by correcting the request). */
-const FIELD_CODES = new Set([40501, 40502, 40503]);
 
 /**
  * Mirrors the spec's 402 rule for field errors: when no task of the request is valid, the request
@@ -37,7 +35,7 @@ const FIELD_CODES = new Set([40501, 40502, 40503]);
  * tasks fail, at task level.
  * @throws AppError when every element failed validation.
  */
-export function failRequestIfNoneValid(errors: (TaskError | undefined)[]): void {
+export function failRequestIfNoneValid(errors: (DomainError | undefined)[]): void {
   const first = errors[0];
-  if (first && errors.every((e) => e && FIELD_CODES.has(e.code))) throw AppError.fromTaskError(first);
+  if (first && errors.every((e) => e && FIELD_CODES.has(e.code))) throw first;
 }

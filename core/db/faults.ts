@@ -6,7 +6,7 @@
  * validation refuses first: core/storable-text.ts). Errors arrive raw from `pg` (hot-path SQL,
  * core/db/sql.ts) or wrapped by Prisma (`meta.driverAdapterError.cause`); both are recognised.
  */
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /** What went wrong, as far as the answer is concerned. */
 export type DatabaseFault = 'too_slow' | 'busy' | 'unstorable_text';
@@ -54,14 +54,14 @@ export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
  * before it is charged: each charge is one statement (a cancelled one changes nothing) and
  * api/services/charged-tasks.ts refunds the elements already paid.
  */
-export function databaseFaultError(error: unknown): AppError | undefined {
+export function databaseFaultError(error: unknown): DomainError | undefined {
   switch (databaseFaultOf(error)) {
     case 'too_slow':
-      return new AppError('INTERNAL_ERROR', { message: 'Internal error. The database did not answer in time; retry allowed.', cause: error });
+      return new DomainError('INTERNAL_ERROR', { message: 'Internal error. The database did not answer in time; retry allowed.', cause: error });
     case 'busy':
-      return new AppError('INTERNAL_ERROR', { message: 'Internal error. No database connection was free in time; retry allowed.', cause: error });
+      return new DomainError('INTERNAL_ERROR', { message: 'Internal error. No database connection was free in time; retry allowed.', cause: error });
     case 'unstorable_text':
-      return new AppError('BAD_REQUEST', { message: 'Bad Request. Text containing U+0000 or an unpaired surrogate cannot be stored.', cause: error });
+      return new DomainError('BAD_REQUEST', { message: 'Bad Request. Text containing U+0000 or an unpaired surrogate cannot be stored.', cause: error });
     default:
       return undefined;
   }

@@ -10,7 +10,7 @@ import { loadConfig } from '../../core/config.js';
 import { createPrisma } from '../../core/db/prisma.js';
 import { createLogger } from '../../core/logger.js';
 import { storeObservation } from '../../core/observations.js';
-import { STATUS_CODES } from '../../core/status-codes.js';
+import { STATUS_CODES } from '../../core/domain/status-codes.js';
 import { failTask } from '../../core/tasks.js';
 import type { TaskLauncher } from '../../api/services/task-launcher.js';
 import { startTestApp, type TestApp } from '../support/app-harness.js';

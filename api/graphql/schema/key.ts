@@ -10,6 +10,7 @@ import type { TaskObject } from '../../envelope.js';
 import { builder, type RootFieldPolicy } from '../builder.js';
 import { metered, requireAccount } from '../context.js';
 import { TaskOutcomeRef } from './outcome.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 type KeyShape = KeyListing & { revoked_at?: string; key?: string };
 
@@ -35,7 +36,7 @@ const CreatedApiKeyRef = builder.objectRef<KeyShape>('CreatedApiKey').implement(
 
 /** The key of a successful keys task (its `result[0]`), else null. */
 function keyOf(outcome: TaskObject): KeyShape | null {
-  return outcome.status_code === 20000 ? ((outcome.result?.[0] as KeyShape | undefined) ?? null) : null;
+  return outcome.status_code === STATUS.OK ? ((outcome.result?.[0] as KeyShape | undefined) ?? null) : null;
 }
 
 const CreateKeyPayload = builder.objectRef<TaskObject>('CreateKeyPayload').implement({

@@ -8,7 +8,8 @@
  * POST /v1/retail/product/history.
  */
 import type { Bsr, CategoryRank, Price, Product, Variant } from '../../../core/product.js';
-import { AppError, TaskError } from '../../../core/errors.js';
+import { DomainError } from '../../../core/errors.js';
+import { isErrorCode } from '../../../core/domain/status-codes.js';
 import { resolveMarketplace } from '../../../core/marketplaces.js';
 import { toProduct } from '../../../core/observations.js';
 import { history } from '../../services/history.js';
@@ -131,7 +132,7 @@ builder.queryFields((t) => ({
       const envelope = metered(ctx, await history(ctx.deps, requireAccount(ctx), [element], ctx.startedAt));
       // One valid element: a field error or an unpaid element is thrown at request level by the service.
       const task = envelope.tasks[0]!;
-      if (task.status_code >= 40000) throw AppError.fromTaskError(new TaskError(task.status_code, task.status_message));
+      if (isErrorCode(task.status_code)) throw DomainError.ofCode(task.status_code, task.status_message);
       return {
         asin: args.asin.trim().toUpperCase(),
         marketplace: resolveMarketplace(args.marketplace)?.code ?? args.marketplace,

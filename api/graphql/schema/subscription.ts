@@ -11,7 +11,7 @@
  */
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { Prisma } from '../../../core/db/prisma.js';
-import { AppError } from '../../../core/errors.js';
+import { DomainError } from '../../../core/errors.js';
 import { toProduct } from '../../../core/observations.js';
 import type { TaskObject } from '../../envelope.js';
 import { readRequestFields } from '../../validation/read-fields.js';
@@ -24,6 +24,7 @@ import { metered, requireAccount, type GraphQLContext } from '../context.js';
 import { decodeDeliveryCursor, encodeDeliveryCursor, type ObservationRow } from '../deliveries.js';
 import { batchPayload, filterArgs, restElement, TaskOutcomeRef } from './outcome.js';
 import { ObservationRef, ProductRef } from './product.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 export const Frequency = builder.enumType('Frequency', { values: ['hourly', 'every_6h', 'daily'] as const });
 
@@ -62,7 +63,7 @@ export const SubscriptionRef = builder.prismaObject('Subscription', {
       description: 'Observations delivered to this subscription, newest first.',
       complexity: connectionComplexity,
       resolve: (s, args, ctx) => {
-        if (args.after && args.before) throw AppError.invalidField('before');
+        if (args.after && args.before) throw DomainError.invalidField('before');
         return resolveCursorConnection<Promise<ObservationRow[]>>(
           { args, toCursor: encodeDeliveryCursor, defaultSize: CONNECTION_SIZE.default, maxSize: CONNECTION_SIZE.max },
           ({ after, before, limit, inverted }) => ctx.loaders.deliveries.load({
@@ -140,7 +141,7 @@ const DeletedSubscriptionRef = builder.objectRef<SubscriptionObject>('DeletedSub
 
 /** The Subscription of a successful monitoring task (its `result[0]`), else null. */
 function subscriptionOf(outcome: TaskObject): SubscriptionObject | null {
-  return outcome.status_code === 20000 ? ((outcome.result?.[0] as SubscriptionObject | undefined) ?? null) : null;
+  return outcome.status_code === STATUS.OK ? ((outcome.result?.[0] as SubscriptionObject | undefined) ?? null) : null;
 }
 
 const AddSubscriptionResult = builder.objectRef<TaskObject>('AddSubscriptionResult').implement({

@@ -8,7 +8,7 @@
  * retention) are not listed, as task_get does not answer them.
  */
 import type { Prisma } from '../../../core/db/prisma.js';
-import { AppError } from '../../../core/errors.js';
+import { DomainError } from '../../../core/errors.js';
 import { isUuid } from '../../../core/ids.js';
 import { toProduct } from '../../../core/observations.js';
 import type { TaskObject } from '../../envelope.js';
@@ -20,6 +20,7 @@ import type { CursorPolicy } from '../cursors.js';
 import { metered, requireAccount, type GraphQLContext } from '../context.js';
 import { batchPayload, filterArgs, restElement, TaskOutcomeRef } from './outcome.js';
 import { ProductRef } from './product.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 const DAY_MS = 86_400_000;
 
@@ -54,7 +55,7 @@ export const TaskRef = builder.prismaObject('Task', {
       nullable: true,
       description: 'The Product once the task completed with 20000 (what task_get returns), else null.',
       select: { statusCode: true, observation: true },
-      resolve: (task) => (task.statusCode === 20000 && task.observation ? toProduct(task.observation) : null),
+      resolve: (task) => (task.statusCode === STATUS.OK && task.observation ? toProduct(task.observation) : null),
     }),
   }),
 });
@@ -62,7 +63,7 @@ export const TaskRef = builder.prismaObject('Task', {
 /** The caller's unexpired tasks matching the filters; a bad filter → 40501 naming it (REST field rules). */
 function taskWhere(ctx: GraphQLContext, args: { status?: string | null; tag?: string | null; from?: string | null; to?: string | null }): Prisma.TaskWhereInput {
   const { tag, from, to } = readRequestFields(taskListFilter, filterArgs({ tag: args.tag, from: args.from, to: args.to }));
-  if (from && to && from > to) throw AppError.invalidField('from');
+  if (from && to && from > to) throw DomainError.invalidField('from');
   const createdAt: Prisma.DateTimeFilter = {};
   if (from) createdAt.gte = new Date(`${from}T00:00:00Z`);
   if (to) createdAt.lt = new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS);
@@ -124,7 +125,7 @@ const PostTaskResult = builder.objectRef<TaskObject>('PostTaskResult').implement
     task: t.field({
       type: TaskRef,
       nullable: true,
-      resolve: (outcome, _args, ctx) => (outcome.status_code < 40000 ? ctx.loaders.task.load(outcome.id) : null),
+      resolve: (outcome, _args, ctx) => (outcome.status_code < STATUS.BAD_REQUEST ? ctx.loaders.task.load(outcome.id) : null),
     }),
   }),
 });

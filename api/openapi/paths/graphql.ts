@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { jsonOk, operation } from '../operations.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 const tags = ['graphql'];
 
@@ -38,7 +39,7 @@ export const graphqlPaths: ZodOpenApiPathsObject = {
       description,
       auth: 'optional',
       body: graphqlRequest,
-      badRequest: [40000],
+      badRequest: [STATUS.BAD_REQUEST],
       ok: jsonOk('The GraphQL response.', graphqlResponse),
     }),
     get: operation({

@@ -7,6 +7,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../../middleware/idempotency.js';
 import { historyTask, liveTask, taskArrayBody, taskGetParams, taskPostTask } from '../../validation/requests.js';
 import { envelopeOf, errorResponse, jsonOk, operation } from '../operations.js';
 import { product, tasksReadyRow } from '../resources.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 const tags = ['product'];
 
@@ -17,8 +18,8 @@ const idempotencyHeader = z.object({
     examples: ['3f2b9c1e-8d4a-4b6f-9e2d-1a7c5b8e0f43'],
   }),
 });
-const IDEMPOTENCY_CONFLICT = errorResponse([40000], 'The Idempotency-Key was used with another body or endpoint in the last 24 hours, or its first request is still being answered (then with Retry-After).');
-const PAYMENT_REQUIRED = errorResponse([40200], 'The balance covers no task of the request (otherwise only the unaffordable tasks fail, at task level).');
+const IDEMPOTENCY_CONFLICT = errorResponse([STATUS.BAD_REQUEST], 'The Idempotency-Key was used with another body or endpoint in the last 24 hours, or its first request is still being answered (then with Retry-After).');
+const PAYMENT_REQUIRED = errorResponse([STATUS.PAYMENT_REQUIRED], 'The balance covers no task of the request (otherwise only the unaffordable tasks fail, at task level).');
 
 /** Operations under /v1/retail/product. */
 export const productPaths: ZodOpenApiPathsObject = {
@@ -31,8 +32,8 @@ export const productPaths: ZodOpenApiPathsObject = {
       auth: 'required',
       body: taskArrayBody(taskPostTask),
       header: idempotencyHeader,
-      ok: jsonOk('Accepted tasks have status 20100. A task whose workflow could not be started answers 50301 and is not charged; one that failed unexpectedly answers 50000 and is not charged.', envelopeOf('TaskPostResponse', null, [20100, 40200, 40501, 40502, 40503, 50000, 50301])),
-      responses: { 402: PAYMENT_REQUIRED, 403: errorResponse([40600], 'Priority 2 on a plan without high priority.'), 409: IDEMPOTENCY_CONFLICT },
+      ok: jsonOk('Accepted tasks have status 20100. A task whose workflow could not be started answers 50301 and is not charged; one that failed unexpectedly answers 50000 and is not charged.', envelopeOf('TaskPostResponse', null, [STATUS.TASK_CREATED, STATUS.PAYMENT_REQUIRED, STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN, STATUS.INTERNAL_ERROR, STATUS.SOURCE_UNAVAILABLE])),
+      responses: { 402: PAYMENT_REQUIRED, 403: errorResponse([STATUS.FEATURE_NOT_AVAILABLE], 'Priority 2 on a plan without high priority.'), 409: IDEMPOTENCY_CONFLICT },
     }),
   },
   '/v1/retail/product/tasks_ready': {
@@ -42,7 +43,7 @@ export const productPaths: ZodOpenApiPathsObject = {
       summary: 'Finished tasks not yet collected',
       description: 'task_post tasks finished and not yet collected with task_get, oldest first, at most 1,000.',
       auth: 'required',
-      ok: jsonOk('One task whose result lists the finished tasks.', envelopeOf('TasksReadyResponse', tasksReadyRow, [20000])),
+      ok: jsonOk('One task whose result lists the finished tasks.', envelopeOf('TasksReadyResponse', tasksReadyRow, [STATUS.OK])),
     }),
   },
   '/v1/retail/product/task_get/{id}': {
@@ -53,8 +54,8 @@ export const productPaths: ZodOpenApiPathsObject = {
       description: 'The Product of a task_post task once finished; the first call after completion marks the task collected (it leaves tasks_ready).',
       auth: 'required',
       path: taskGetParams,
-      ok: jsonOk('The task, with its Product when finished with 20000.', envelopeOf('TaskGetResponse', product, [20000, 40401, 40402, 50301])),
-      responses: { 404: errorResponse([40400], 'Unknown task id.') },
+      ok: jsonOk('The task, with its Product when finished with 20000.', envelopeOf('TaskGetResponse', product, [STATUS.OK, STATUS.TASK_NOT_READY, STATUS.PRODUCT_NOT_FOUND, STATUS.SOURCE_UNAVAILABLE])),
+      responses: { 404: errorResponse([STATUS.NOT_FOUND], 'Unknown task id.') },
     }),
   },
   '/v1/retail/product/live': {
@@ -66,8 +67,8 @@ export const productPaths: ZodOpenApiPathsObject = {
       auth: 'required',
       body: taskArrayBody(liveTask, 1),
       header: idempotencyHeader,
-      ok: jsonOk('The task with its Product.', envelopeOf('LiveResponse', product, [20000, 40402, 50301])),
-      responses: { 402: errorResponse([40200]), 403: errorResponse([40600], 'live is not on the plan.'), 409: IDEMPOTENCY_CONFLICT },
+      ok: jsonOk('The task with its Product.', envelopeOf('LiveResponse', product, [STATUS.OK, STATUS.PRODUCT_NOT_FOUND, STATUS.SOURCE_UNAVAILABLE])),
+      responses: { 402: errorResponse([STATUS.PAYMENT_REQUIRED]), 403: errorResponse([STATUS.FEATURE_NOT_AVAILABLE], 'live is not on the plan.'), 409: IDEMPOTENCY_CONFLICT },
     }),
   },
   '/v1/retail/product/history': {
@@ -78,7 +79,7 @@ export const productPaths: ZodOpenApiPathsObject = {
       description: 'Per element (1 to 100): stored observations of one product, newest first, from every request or subscription; charged per element, up to 1,000 rows each.',
       auth: 'required',
       body: taskArrayBody(historyTask),
-      ok: jsonOk('One task per element with its Products.', envelopeOf('HistoryResponse', product, [20000, 40200, 40501, 40502, 40503, 50000])),
+      ok: jsonOk('One task per element with its Products.', envelopeOf('HistoryResponse', product, [STATUS.OK, STATUS.PAYMENT_REQUIRED, STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN, STATUS.INTERNAL_ERROR])),
       responses: { 402: PAYMENT_REQUIRED },
     }),
   },

@@ -5,6 +5,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { accessRequestBody, credentialsParams } from '../../validation/requests.js';
 import { envelopeOf, errorResponse, jsonOk, operation } from '../operations.js';
 import { accessRequestReceipt, credentials } from '../resources.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 const tags = ['public'];
 
@@ -18,9 +19,9 @@ export const publicPaths: ZodOpenApiPathsObject = {
       description: 'Stores the request; an administrator later creates the account and e-mails a one-time link to the credentials. At most 5 requests per hour per IP address.',
       auth: 'none',
       body: accessRequestBody,
-      badRequest: [40000, 40501],
-      ok: jsonOk('Received.', envelopeOf('AccessRequestResponse', accessRequestReceipt, [20000])),
-      responses: { 429: errorResponse([40202], 'More than 5 requests within an hour from this IP address.') },
+      badRequest: [STATUS.BAD_REQUEST, STATUS.INVALID_FIELD],
+      ok: jsonOk('Received.', envelopeOf('AccessRequestResponse', accessRequestReceipt, [STATUS.OK])),
+      responses: { 429: errorResponse([STATUS.RATE_LIMITED], 'More than 5 requests within an hour from this IP address.') },
     }),
   },
   '/v1/public/credentials/{token}': {
@@ -31,8 +32,8 @@ export const publicPaths: ZodOpenApiPathsObject = {
       description: 'The link e-mailed after approval; it answers once, within 7 days. Never cached.',
       auth: 'none',
       path: credentialsParams,
-      ok: jsonOk('One task with the login and the API key.', envelopeOf('CredentialsResponse', credentials, [20000])),
-      responses: { 404: errorResponse([40400], 'Unknown, already read or expired token.') },
+      ok: jsonOk('One task with the login and the API key.', envelopeOf('CredentialsResponse', credentials, [STATUS.OK])),
+      responses: { 404: errorResponse([STATUS.NOT_FOUND], 'Unknown, already read or expired token.') },
     }),
   },
 };

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { DOCS_ASSETS } from '../docs-page.js';
 import { errorResponse, operation } from '../operations.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 const tags = ['reference'];
 
@@ -40,7 +41,7 @@ export const referencePaths: ZodOpenApiPathsObject = {
         description: 'The file.',
         content: Object.fromEntries([...new Set(Object.values(DOCS_ASSETS).map((a) => a.type.split(';')[0]!))].map((type) => [type, { schema: z.string() }])),
       },
-      responses: { 404: errorResponse([40400], 'Not a file of the page.') },
+      responses: { 404: errorResponse([STATUS.NOT_FOUND], 'Not a file of the page.') },
     }),
   },
 };

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonOk, operation } from '../operations.js';
 import { health, readiness } from '../resources.js';
+import { STATUS } from '../../../core/domain/status-codes.js';
 
 const tags = ['system'];
 
@@ -42,8 +43,8 @@ export const systemPaths: ZodOpenApiPathsObject = {
       auth: 'none',
       ok: { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: z.string() } } },
       responses: {
-        401: errorResponse([40100], 'Without the Bearer METRICS_TOKEN.'),
-        404: errorResponse([40400], 'With METRICS_LISTEN set, or neither METRICS_TOKEN nor METRICS_LISTEN.'),
+        401: errorResponse([STATUS.AUTH_FAILED], 'Without the Bearer METRICS_TOKEN.'),
+        404: errorResponse([STATUS.NOT_FOUND], 'With METRICS_LISTEN set, or neither METRICS_TOKEN nor METRICS_LISTEN.'),
       },
     }),
   },

@@ -1,7 +1,10 @@
 /**
  * The 18 status codes of api-spec.md "Errors": message, HTTP status at request level, and text.
- * GET /v1/appendix/errors serves this table as it is.
+ * GET /v1/appendix/errors serves this table as it is. This is the one place where the five-digit
+ * codes are written: everything else names them by key (`STATUS.INVALID_FIELD`) or by the type
+ * `StatusCode`. Pure module (no imports).
  */
+/** One row of the table; `http_status` is what a REST request-level answer with this code uses. */
 export interface StatusCodeRow {
   status_code: number;
   status_message: string;
@@ -9,6 +12,7 @@ export interface StatusCodeRow {
   description: string;
 }
 
+/** The table, by key. */
 export const STATUS_CODES = {
   OK: { status_code: 20000, status_message: 'Ok.', http_status: 200, description: 'Processed successfully.' },
   TASK_CREATED: { status_code: 20100, status_message: 'Task Created.', http_status: 200, description: 'task_post accepted the task.' },
@@ -30,19 +34,55 @@ export const STATUS_CODES = {
   SOURCE_UNAVAILABLE: { status_code: 50301, status_message: 'Source temporarily unavailable. Try again later.', http_status: 503, description: 'Data source blocked, unavailable or too slow; not charged, cost refunded automatically.' },
 } as const satisfies Record<string, StatusCodeRow>;
 
+/** The key of a row (`'INVALID_FIELD'`). */
 export type StatusKey = keyof typeof STATUS_CODES;
 
-const byCode = new Map<number, StatusCodeRow>(Object.values(STATUS_CODES).map((row) => [row.status_code, row]));
+/** Every status code of the spec: `20000 | 20100 | 40000 | ... | 50301`. */
+export type StatusCode = (typeof STATUS_CODES)[StatusKey]['status_code'];
 
-/** The message for a code; 40501 names the field (`Invalid field: \`asin\`.`). */
-export function statusMessage(code: number, field?: string): string {
-  if (code === 40501 && field) return `Invalid field: \`${field}\`.`;
-  return byCode.get(code)?.status_message ?? 'Internal error.';
+/** The code of each key: `STATUS.TASK_NOT_READY` is `40401`. */
+export const STATUS = Object.fromEntries(Object.entries(STATUS_CODES).map(([key, row]) => [key, row.status_code])) as {
+  readonly [K in StatusKey]: (typeof STATUS_CODES)[K]['status_code'];
+};
+
+/** The codes of field validation (api-spec.md "Errors"): a request whose every element fails with one of them fails as a whole. */
+export const FIELD_CODES: ReadonlySet<StatusCode> = new Set([STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN]);
+
+const rowOf = new Map<number, StatusCodeRow & { key: StatusKey }>(
+  (Object.keys(STATUS_CODES) as StatusKey[]).map((key) => [STATUS_CODES[key].status_code, { ...STATUS_CODES[key], key }]),
+);
+
+/** True for a code of the table (e.g. one read back from the database). */
+export function isStatusCode(code: number): code is StatusCode {
+  return rowOf.has(code);
 }
 
-/** The table key of a code (for raising a task-level code at request level). */
-export function statusKeyOf(code: number): StatusKey {
-  const key = (Object.keys(STATUS_CODES) as StatusKey[]).find((k) => STATUS_CODES[k].status_code === code);
-  if (!key) throw new Error(`unknown status code ${code}`);
-  return key;
+/**
+ * A code read back from storage (the `status_code` column), checked against the table.
+ * @throws Error for a number that is not a code of the table
+ */
+export function asStatusCode(code: number): StatusCode {
+  if (!rowOf.has(code)) throw new Error(`unknown status code ${code}`);
+  return code as StatusCode;
+}
+
+/** True for failure codes (40000 and above): what an envelope counts in `tasks_error`. */
+export function isErrorCode(code: number): boolean {
+  return code >= STATUS.BAD_REQUEST;
+}
+
+/** The message for a code; INVALID_FIELD names the field (`Invalid field: \`asin\`.`). */
+export function statusMessage(code: StatusCode, field?: string): string {
+  if (code === STATUS.INVALID_FIELD && field) return `Invalid field: \`${field}\`.`;
+  return rowOf.get(code)?.status_message ?? STATUS_CODES.INTERNAL_ERROR.status_message;
+}
+
+/** The table key of a code. */
+export function statusKeyOf(code: StatusCode): StatusKey {
+  return rowOf.get(code)!.key;
+}
+
+/** The HTTP status the table gives a code at request level (api-spec.md "Errors"). */
+export function httpStatusOf(code: StatusCode): number {
+  return rowOf.get(code)!.http_status;
 }
