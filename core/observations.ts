@@ -3,11 +3,11 @@
  */
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import type { Sql, Statement } from './db/sql.js';
-import type { Product, Bsr, Variant } from './product.js';
-import { OBSERVATION_JSON, observationFromJson, type ObservationJson } from './task-reads.js';
+import { OBSERVATION_JSON, productFromJson, productFromRow, rowFromProduct, type ObservationJson } from './observation-codec.js';
+import type { Product } from './product.js';
 
-/** A stored observation row as Prisma returns it. */
-type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
+/** Converts a stored row to the API's Product (core/observation-codec.ts `productFromRow`). */
+export const toProduct = productFromRow;
 
 /**
  * Stores one observation and returns its id (history carries ids, never HTML). With
@@ -27,52 +27,10 @@ export async function storeObservation(prisma: PrismaClient, product: Product, s
 /** Inserts one observation (inside `prisma` when it is a transaction) and returns its id. */
 export async function insertObservation(prisma: PrismaClient | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
   const row = await prisma.observation.create({
-    data: {
-      asin: product.asin,
-      marketplace: product.marketplace,
-      observedAt: new Date(product.observed_at),
-      status: product.status,
-      url: product.url,
-      title: product.title,
-      byline: product.byline,
-      variant: product.variant,
-      variants: product.variants as unknown as object[],
-      priceAmount: product.price ? String(product.price.amount) : null,
-      priceCurrency: product.price?.currency ?? null,
-      bsr: product.bsr ? (product.bsr as unknown as object) : undefined,
-      bsrRank: product.bsr?.rank ?? null,
-      rating: product.rating === null ? null : String(product.rating),
-      ratingsCount: product.ratings_count,
-      imageUrl: product.image_url,
-      details: product.details,
-      parserVersion: product.parser_version,
-      subscriptionId: subscriptionId ?? null,
-    },
+    data: rowFromProduct(product, subscriptionId),
     select: { id: true },
   });
   return row.id;
-}
-
-/** Converts a stored row to the API's Product (api-spec.md "Product"); every field present. */
-export function toProduct(row: ObservationRow): Product {
-  return {
-    asin: row.asin,
-    marketplace: row.marketplace,
-    url: row.url,
-    observed_at: row.observedAt.toISOString(),
-    status: row.status as Product['status'],
-    title: row.title,
-    byline: (row.byline as string[] | null) ?? [],
-    variant: row.variant,
-    variants: (row.variants as Variant[] | null) ?? [],
-    price: row.priceAmount !== null && row.priceCurrency ? { amount: Number(row.priceAmount), currency: row.priceCurrency } : null,
-    bsr: (row.bsr as Bsr | null) ?? null,
-    rating: row.rating === null ? null : Number(row.rating),
-    ratings_count: row.ratingsCount,
-    image_url: row.imageUrl,
-    details: (row.details as Record<string, string> | null) ?? {},
-    parser_version: row.parserVersion,
-  };
 }
 
 /** Which stored observations of one product `readHistory` returns. */
@@ -116,5 +74,5 @@ export async function readHistory(sql: Sql, query: HistoryQuery): Promise<Produc
   const { rows } = await sql.query<{ observation: ObservationJson }>(HISTORY_STATEMENT, [
     query.asin, query.marketplace, query.from, query.before, query.offset, query.limit,
   ]);
-  return rows.map((row) => toProduct(observationFromJson(row.observation)!));
+  return rows.map((row) => productFromJson(row.observation));
 }

@@ -1,71 +1,33 @@
 /**
  * The reads of task_get and tasks_ready (api-spec.md "Product endpoints", "Task lifecycle"), one
- * prepared statement each through the hot-path SQL runner (core/db/sql.ts), and the stored
- * observation row they join, shaped as Prisma returns it (so `toProduct` and `taskGetEnvelope`
- * serve both paths).
+ * prepared statement each through the hot-path SQL runner (core/db/sql.ts); the joined observation
+ * is decoded by core/observation-codec.ts. The task_get answer is a `TaskGetView`, which the REST
+ * presenter renders (api/rest/envelope/task-get.ts) for task_get and postbacks alike.
  */
-import { Prisma } from '../prisma/generated/client/client.js';
-import type { PrismaClient } from './db/prisma.js';
+import type { Prisma } from '../prisma/generated/client/client.js';
 import type { Sql, Statement } from './db/sql.js';
-import type { EnvelopeTask } from './task-envelope.js';
-
-type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
+import { asStatusCode, type StatusCode } from './domain/status-codes.js';
+import { OBSERVATION_JSON, productFromJson, productFromRow, type ObservationJson, type ObservationRow } from './observation-codec.js';
+import type { Product } from './product.js';
 
 /**
- * The joined observation `o` as one JSON column `observation` (null when the LEFT JOIN found
- * none): one value for the driver to parse instead of twenty. Its id is text (exact beyond 2^53).
+ * A task_post task as task_get (and its postback) answers it: `completedAt` null while it runs;
+ * `product` set when it finished with OK and has its observation.
  */
-export const OBSERVATION_JSON = `CASE WHEN o.id IS NULL THEN NULL ELSE to_jsonb(o) || jsonb_build_object('id', o.id::text) END AS observation`;
-
-/** An observation row as `to_jsonb` renders it (numeric as numbers, timestamps as ISO text). */
-export interface ObservationJson {
+export interface TaskGetView {
   id: string;
-  asin: string;
-  marketplace: string;
-  observed_at: string;
-  status: string;
-  url: string;
-  title: string | null;
-  byline: Prisma.JsonValue;
-  variant: string | null;
-  variants: Prisma.JsonValue;
-  price_amount: number | null;
-  price_currency: string | null;
-  bsr: Prisma.JsonValue | null;
-  bsr_rank: number | null;
-  rating: number | null;
-  ratings_count: number | null;
-  image_url: string | null;
-  details: Prisma.JsonValue;
-  parser_version: string;
-  subscription_id: number | null;
+  /** The task as received, plus `api` and `function`. */
+  data: Prisma.JsonValue;
+  completedAt: Date | null;
+  statusCode: StatusCode;
+  statusMessage: string;
+  product: Product | null;
 }
 
-/** The observation selected with `OBSERVATION_JSON`, as Prisma's model; null when none. */
-export function observationFromJson(o: ObservationJson | null): ObservationRow | null {
-  if (o === null) return null;
-  return {
-    id: BigInt(o.id),
-    asin: o.asin,
-    marketplace: o.marketplace,
-    observedAt: new Date(o.observed_at),
-    status: o.status,
-    url: o.url,
-    title: o.title,
-    byline: o.byline,
-    variant: o.variant,
-    variants: o.variants,
-    priceAmount: o.price_amount === null ? null : new Prisma.Decimal(o.price_amount),
-    priceCurrency: o.price_currency,
-    bsr: o.bsr,
-    bsrRank: o.bsr_rank,
-    rating: o.rating === null ? null : new Prisma.Decimal(o.rating),
-    ratingsCount: o.ratings_count,
-    imageUrl: o.image_url,
-    details: o.details,
-    parserVersion: o.parser_version,
-    subscriptionId: o.subscription_id,
-  };
+/** The view of a task row loaded by Prisma with `include: { observation: true }` (the postback's read). */
+export function taskGetViewOf(task: { id: string; data: Prisma.JsonValue; completedAt: Date | null; statusCode: number; statusMessage: string; observation: ObservationRow | null }): TaskGetView {
+  const statusCode = asStatusCode(task.statusCode);
+  return { id: task.id, data: task.data, completedAt: task.completedAt, statusCode, statusMessage: task.statusMessage, product: task.observation ? productFromRow(task.observation) : null };
 }
 
 interface TaskGetRow {
@@ -98,11 +60,11 @@ const COLLECT_TASK: Statement = {
  * one statement that also marks a finished task collected the first time (`collected_at` is set
  * only while null). Null when there is no such task (HTTP 404 / 40400).
  */
-export async function collectTask(sql: Sql, id: string, accountId: number): Promise<EnvelopeTask | null> {
+export async function collectTask(sql: Sql, id: string, accountId: number): Promise<TaskGetView | null> {
   const { rows } = await sql.query<TaskGetRow>(COLLECT_TASK, [id, accountId]);
   const row = rows[0];
   if (!row) return null;
-  return { id: row.id, data: row.data, completedAt: row.completed_at, statusCode: row.status_code, statusMessage: row.status_message, observation: observationFromJson(row.observation) };
+  return { id: row.id, data: row.data, completedAt: row.completed_at, statusCode: asStatusCode(row.status_code), statusMessage: row.status_message, product: row.observation ? productFromJson(row.observation) : null };
 }
 
 /** One finished, uncollected task_post task as tasks_ready lists it; dates ISO 8601 UTC with ms (as `toISOString`). */

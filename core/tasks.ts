@@ -9,18 +9,17 @@ import type { PrismaClient } from './db/prisma.js';
 import { sqlOf, type Statement } from './db/sql.js';
 import { usd } from './ledger.js';
 import { asStatusCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
-import { OBSERVATION_JSON, observationFromJson, type ObservationJson } from './task-reads.js';
+import { OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
+import type { Product } from './product.js';
 
-type ObservationRow = NonNullable<ReturnType<typeof observationFromJson>>;
-
-/** A task row as the live answer needs it, with its observation (Prisma's shape). */
+/** A task row as the live answer needs it, with the Product of its observation (null when none). */
 export interface TaskOutcome {
   state: string;
   statusCode: StatusCode;
   statusMessage: string;
   /** USD charged (0 after a refund). */
   cost: number;
-  observation: ObservationRow | null;
+  product: Product | null;
 }
 
 interface OutcomeRow {
@@ -32,7 +31,7 @@ interface OutcomeRow {
 }
 
 function outcomeFromSql(row: OutcomeRow): TaskOutcome {
-  return { state: row.state, statusCode: asStatusCode(row.status_code), statusMessage: row.status_message, cost: Number(row.cost), observation: observationFromJson(row.observation) };
+  return { state: row.state, statusCode: asStatusCode(row.status_code), statusMessage: row.status_message, cost: Number(row.cost), product: row.observation ? productFromJson(row.observation) : null };
 }
 
 /** What `createChargedTask` stores; `cost` USD, `expiresAt` the end of result retention. */

@@ -9,7 +9,7 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
-import type { Envelope } from '../envelope.js';
+import type { Envelope } from '../rest/envelope/envelope.js';
 import type { AuthAccount } from '../context.js';
 import type { MonitorLauncher } from '../services/monitor-launcher.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';

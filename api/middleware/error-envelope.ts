@@ -11,7 +11,7 @@ import { databaseFaultError, databaseFaultOf } from '../../core/db/faults.js';
 import { DomainError } from '../../core/errors.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 import { HttpError, headersOfError, httpStatusOfError } from '../rest/http-error.js';
-import { envelope } from '../envelope.js';
+import { envelope } from '../rest/envelope/envelope.js';
 import type { AppState } from '../context.js';
 
 export function errorEnvelope(logger: Logger): Middleware<AppState> {

@@ -11,7 +11,7 @@ import { newTaskId } from '../../core/ids.js';
 import { MARKETPLACES, resolveMarketplace } from '../../core/marketplaces.js';
 import { STATUS, STATUS_CODES } from '../../core/domain/status-codes.js';
 import type { AppState } from '../context.js';
-import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
 import { MARKETPLACE_ALIASES } from '../validation/fields.js';
 import { optionalAuth, requireAuth } from '../middleware/auth.js';
 import { createKeys, revokeKey } from '../services/api-keys.js';

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
-import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
 import { readRequestFields } from '../validation/read-fields.js';
 import { accessRequest } from '../validation/requests.js';
 import { STATUS } from '../../core/domain/status-codes.js';

@@ -9,7 +9,7 @@ import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { AuthAccount } from '../context.js';
-import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
+import { envelope, taskObject, type Envelope, type TaskObject } from '../rest/envelope/envelope.js';
 import { readRequestFields, readTaskFields } from '../validation/read-fields.js';
 import { keyCreateTask, keyIdParams } from '../validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';

@@ -9,7 +9,7 @@ import { readHistory } from '../../core/observations.js';
 import { sqlOf } from '../../core/db/sql.js';
 import { planOf } from '../../core/pricing.js';
 import type { AuthAccount } from '../context.js';
-import { envelope, type Envelope } from '../envelope.js';
+import { envelope, type Envelope } from '../rest/envelope/envelope.js';
 import { readTaskFields } from '../validation/read-fields.js';
 import { historyTask } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';

@@ -7,11 +7,10 @@
  */
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
-import { toProduct } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
 import { collectTaskOutcome, createChargedTask, failTask, type TaskOutcome } from '../../core/tasks.js';
 import type { AuthAccount } from '../context.js';
-import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
 import { readTaskFields } from '../validation/read-fields.js';
 import { liveTask } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';
@@ -71,7 +70,7 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
     }
     task = await collectTaskOutcome(deps.prisma, id);
   }
-  const result = task.statusCode === STATUS.OK && task.observation ? [toProduct(task.observation)] : null;
+  const result = task.statusCode === STATUS.OK && task.product ? [task.product] : null;
   const code = task.state === 'completed' || task.state === 'failed' ? task.statusCode : STATUS.SOURCE_UNAVAILABLE;
   return envelope(startedAt, [taskObject({ id, code, message: task.statusMessage, startedAt, cost: task.cost, path, data, result })]);
 }

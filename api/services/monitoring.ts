@@ -21,7 +21,7 @@ import {
   type SubscriptionRow,
 } from '../../core/subscriptions.js';
 import type { AuthAccount } from '../context.js';
-import { envelope, taskObject, type Envelope, type TaskObject } from '../envelope.js';
+import { envelope, taskObject, type Envelope, type TaskObject } from '../rest/envelope/envelope.js';
 import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '../validation/read-fields.js';
 import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';

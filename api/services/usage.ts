@@ -10,7 +10,7 @@ import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { addDays, daysBetween, sumUsage, usageRows, utcDay, type UsageRow } from '../../core/usage.js';
 import type { AuthAccount } from '../context.js';
-import { envelope, taskObject, type Envelope } from '../envelope.js';
+import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
 import { readRequestFields } from '../validation/read-fields.js';
 import { usageQuery } from '../validation/requests.js';
 import { STATUS } from '../../core/domain/status-codes.js';

@@ -14,7 +14,8 @@ import { webhookAttempts } from '../../core/metrics.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import type { Logger } from '../../core/logger.js';
-import { taskGetEnvelope } from '../../core/task-envelope.js';
+import { taskGetEnvelope } from '../../api/rest/envelope/task-get.js';
+import { taskGetViewOf } from '../../core/task-reads.js';
 import { expandPingbackUrl } from '../../core/webhooks/pingback-url.js';
 import { dnsResolver, sendPinned, systemResolver, type AttemptResult, type HostResolver } from '../../core/webhooks/pinned-request.js';
 import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT, signWebhook } from '../../core/webhooks/signing.js';
@@ -72,7 +73,7 @@ export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: We
       result = { outcome: 'refused', httpStatus: null, error: `URL refused: ${verdict.reason} (${verdict.detail})` };
     } else {
       const secret = task.account.webhookSecret;
-      const body = input.kind === 'postback' ? JSON.stringify(taskGetEnvelope(task, startedAt)) : undefined;
+      const body = input.kind === 'postback' ? JSON.stringify(taskGetEnvelope(taskGetViewOf(task), startedAt)) : undefined;
       const headers: Record<string, string> = {
         'User-Agent': WEBHOOK_USER_AGENT,
         [SIGNATURE_HEADER]: signWebhook(body ?? verdict.url.href, secret),

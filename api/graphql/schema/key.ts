@@ -6,7 +6,7 @@
  */
 import type { KeyListing } from '../../services/api-keys.js';
 import { createKeys, revokeKey } from '../../services/api-keys.js';
-import type { TaskObject } from '../../envelope.js';
+import type { TaskObject } from '../../rest/envelope/envelope.js';
 import { builder, type RootFieldPolicy } from '../builder.js';
 import { metered, requireAccount } from '../context.js';
 import { TaskOutcomeRef } from './outcome.js';

@@ -4,7 +4,7 @@
  * `statusMessage` and `cost` are that REST task's.
  */
 import type { ObjectRef } from '@pothos/core';
-import type { Envelope, TaskObject } from '../../envelope.js';
+import type { Envelope, TaskObject } from '../../rest/envelope/envelope.js';
 import { builder, IN_MEMORY_LIST, type BuilderTypes } from '../builder.js';
 
 export const TaskOutcomeRef = builder.interfaceRef<TaskObject>('TaskOutcome').implement({

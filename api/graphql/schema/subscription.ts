@@ -13,7 +13,7 @@ import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
 import { toProduct } from '../../../core/observations.js';
-import type { TaskObject } from '../../envelope.js';
+import type { TaskObject } from '../../rest/envelope/envelope.js';
 import { readRequestFields } from '../../validation/read-fields.js';
 import { subscriptionId } from '../../validation/fields.js';
 import { subscriptionListFilter } from '../../validation/requests.js';

@@ -11,7 +11,7 @@ import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
 import { isUuid } from '../../../core/ids.js';
 import { toProduct } from '../../../core/observations.js';
-import type { TaskObject } from '../../envelope.js';
+import type { TaskObject } from '../../rest/envelope/envelope.js';
 import { taskPost } from '../../services/product-tasks.js';
 import { readRequestFields } from '../../validation/read-fields.js';
 import { taskListFilter } from '../../validation/requests.js';

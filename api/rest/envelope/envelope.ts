@@ -1,8 +1,9 @@
 /**
- * The response envelope and task objects (api-spec.md "Envelope", "Task").
+ * The REST response envelope and its task objects (api-spec.md "Envelope", "Task"): the shape every
+ * REST answer and every postback has. Pure (status codes and the API version only).
  */
-import { API_VERSION } from './version.js';
-import { isErrorCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
+import { API_VERSION } from '../../../core/version.js';
+import { isErrorCode, STATUS, statusMessage, type StatusCode } from '../../../core/domain/status-codes.js';
 
 /** One task of an envelope. `cost` USD; `result` null when failed or unfinished. */
 export interface TaskObject {
