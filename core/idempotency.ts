@@ -1,5 +1,5 @@
 /**
- * Storage of the `Idempotency-Key` header (operations-contract.md; api/middleware/idempotency.ts):
+ * Storage of the `Idempotency-Key` header (operations-contract.md; api/rest/middleware/idempotency.ts):
  * one `idempotency_keys` row per account and key. The row is inserted before the request runs
  * (insert-first reservation: of concurrent duplicates exactly one inserts it, the others find it),
  * then holds the first response for `IDEMPOTENCY_WINDOW_MS`. Each operation is one statement.

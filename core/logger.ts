@@ -4,7 +4,7 @@
  * Secrets never reach a log line: pino's `redact` replaces the values at `REDACTED_PATHS` (the
  * Authorization header of request lines, API keys, webhook secrets, credentials links and payloads
  * under their usual names) with `[Redacted]`, and cuts the one-time token out of a credentials
- * link's URL (`req.url`, api/middleware/access-log.ts).
+ * link's URL (`req.url`, api/rest/middleware/access-log.ts).
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 

@@ -33,7 +33,11 @@ const table: Record<MarketplaceCode, Omit<Marketplace, 'code'>> = {
   au: { domain: 'www.amazon.com.au', currency: 'AUD', language: 'en_AU', acceptLanguage: 'en-AU,en;q=0.9' },
 };
 
-const aliases: Record<string, MarketplaceCode> = { us: 'com', usa: 'com', gb: 'uk' };
+/** Aliases accepted besides the 12 codes and the code each means (api-spec.md "Marketplaces"). */
+const aliases = { us: 'com', usa: 'com', gb: 'uk' } as const satisfies Record<string, MarketplaceCode>;
+
+/** The aliases, in the spec's order. */
+export const MARKETPLACE_ALIASES = Object.keys(aliases) as (keyof typeof aliases)[];
 
 /** All marketplaces in the spec's order. */
 export const MARKETPLACES: readonly Marketplace[] = MARKETPLACE_CODES.map((code) => ({ code, ...table[code] }));
@@ -44,7 +48,7 @@ export const MARKETPLACES: readonly Marketplace[] = MARKETPLACE_CODES.map((code)
  */
 export function resolveMarketplace(input: string): Marketplace | undefined {
   const key = input.trim().toLowerCase();
-  const code = (aliases[key] ?? key) as MarketplaceCode;
+  const code = ((aliases as Record<string, MarketplaceCode>)[key] ?? key) as MarketplaceCode;
   return Object.hasOwn(table, code) ? { code, ...table[code] } : undefined;
 }
 
@@ -56,4 +60,15 @@ export function marketplaceByDomainSuffix(suffix: string): Marketplace | undefin
 /** Canonical product page URL of an ASIN (product-page-contract.md: `url`). */
 export function canonicalProductUrl(marketplace: Marketplace, asin: string): string {
   return `https://${marketplace.domain}/dp/${asin.toUpperCase()}`;
+}
+
+/** The 12 marketplaces: `{ code, domain, currency, language, aliases }`. */
+export function marketplaceRows() {
+  return MARKETPLACES.map((m) => ({
+    code: m.code,
+    domain: m.domain,
+    currency: m.currency,
+    language: m.language,
+    aliases: MARKETPLACE_ALIASES.filter((alias) => resolveMarketplace(alias)?.code === m.code),
+  }));
 }

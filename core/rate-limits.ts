@@ -93,7 +93,7 @@ export const MAX_COUNTED_TASKS = 100;
 /**
  * Task objects a list carries against the tasks-per-minute limit: its elements, at most
  * `MAX_COUNTED_TASKS`; anything but an array carries none. The one rule for every way in: a REST
- * POST body (api/middleware/auth.ts) and each list argument of a GraphQL root field, as the
+ * POST body (api/rest/middleware/auth.ts) and each list argument of a GraphQL root field, as the
  * resolver receives it (api/graphql/operation-cost.ts).
  */
 export function taskObjects(list: unknown): number {

@@ -2,7 +2,7 @@
  * Text the database can store as it was received. PostgreSQL refuses U+0000 in `text` and `jsonb`
  * (SQLSTATE 22021 / 22P05) and an unpaired UTF-16 surrogate in `jsonb`; in `text` the driver would
  * silently store U+FFFD in its place. Input carrying either is refused where it enters the service
- * (api/validation/read-fields.ts for every field of every endpoint, api/middleware/auth.ts for the
+ * (core/validation/read-fields.ts for every field of every endpoint, api/rest/middleware/auth.ts for the
  * Basic login), so a request never fails inside a statement and nothing is stored altered.
  */
 

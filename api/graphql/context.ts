@@ -10,7 +10,7 @@ import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import type { Envelope } from '../rest/envelope/envelope.js';
-import type { AuthAccount } from '../context.js';
+import type { AuthAccount } from '../../core/authentication.js';
 import type { MonitorLauncher } from '../services/monitor-launcher.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';
 import { deliveriesLoader } from './deliveries.js';

@@ -17,7 +17,7 @@
  * - Errors carry the REST code in `extensions.code`; unexpected ones are masked (errors.ts).
  * - GraphiQL and introspection when NODE_ENV is not `production`.
  *
- * `yoga.fetch(url, init)` runs a request without Koa (tests); api/routes/graphql.routes.ts
+ * `yoga.fetch(url, init)` runs a request without Koa (tests); api/rest/routes/graphql.routes.ts
  * mounts it at /graphql.
  */
 import { getOperationAST, type GraphQLError } from './graphql-js.js';
@@ -26,8 +26,8 @@ import { DomainError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { AccountRateLimits } from '../../core/rate-limits.js';
 import { recordUsage } from '../../core/usage.js';
-import { authenticate } from '../middleware/auth.js';
-import { MAX_BODY_BYTES } from '../middleware/json-body.js';
+import { authenticate } from '../../core/authentication.js';
+import { MAX_BODY_BYTES } from '../../core/validation/task-body.js';
 import { createLoaders, type GraphQLContext, type GraphQLDeps } from './context.js';
 import { badRequest, isExpectedError, markRequestError, maskError, requestError } from './errors.js';
 import { planOperation } from './operation-cost.js';

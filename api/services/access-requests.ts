@@ -8,8 +8,8 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
-import { readRequestFields } from '../validation/read-fields.js';
-import { accessRequest } from '../validation/requests.js';
+import { readRequestFields } from '../../core/validation/read-fields.js';
+import { accessRequest } from '../../core/validation/requests.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Access requests accepted per IP address within `ACCESS_REQUEST_WINDOW_MS`. */

@@ -8,11 +8,11 @@ import { apiKeyRecord, generateApiKey } from '../../core/api-keys.js';
 import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
-import type { AuthAccount } from '../context.js';
+import type { AuthAccount } from '../../core/authentication.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../rest/envelope/envelope.js';
-import { readRequestFields, readTaskFields } from '../validation/read-fields.js';
-import { keyCreateTask, keyIdParams } from '../validation/requests.js';
-import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';
+import { readRequestFields, readTaskFields } from '../../core/validation/read-fields.js';
+import { keyCreateTask, keyIdParams } from '../../core/validation/requests.js';
+import { failRequestIfNoneValid, taskArray } from '../../core/validation/task-body.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Active API keys per account (api-spec.md "Limits"). */

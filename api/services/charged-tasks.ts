@@ -12,7 +12,7 @@ import type { StatusCode } from '../../core/domain/status-codes.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { taskObject, type TaskObject } from '../rest/envelope/envelope.js';
-import { failRequestIfNoneValid } from '../validation/task-body.js';
+import { failRequestIfNoneValid } from '../../core/validation/task-body.js';
 
 /** Given to the handler of one element. */
 export interface ChargedElement {

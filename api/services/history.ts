@@ -8,11 +8,11 @@ import { credit, tryCharge } from '../../core/ledger.js';
 import { readHistory } from '../../core/observations.js';
 import { sqlOf } from '../../core/db/sql.js';
 import { planOf } from '../../core/pricing.js';
-import type { AuthAccount } from '../context.js';
+import type { AuthAccount } from '../../core/authentication.js';
 import { envelope, type Envelope } from '../rest/envelope/envelope.js';
-import { readTaskFields } from '../validation/read-fields.js';
-import { historyTask } from '../validation/requests.js';
-import { taskArray } from '../validation/task-body.js';
+import { readTaskFields } from '../../core/validation/read-fields.js';
+import { historyTask } from '../../core/validation/requests.js';
+import { taskArray } from '../../core/validation/task-body.js';
 import type { ProductTaskDeps } from './product-tasks.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 

@@ -9,11 +9,11 @@ import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { planOf } from '../../core/pricing.js';
 import { collectTaskOutcome, createChargedTask, failTask, type TaskOutcome } from '../../core/tasks.js';
-import type { AuthAccount } from '../context.js';
+import type { AuthAccount } from '../../core/authentication.js';
 import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
-import { readTaskFields } from '../validation/read-fields.js';
-import { liveTask } from '../validation/requests.js';
-import { taskArray } from '../validation/task-body.js';
+import { readTaskFields } from '../../core/validation/read-fields.js';
+import { liveTask } from '../../core/validation/requests.js';
+import { taskArray } from '../../core/validation/task-body.js';
 import { retentionMs, type ProductTaskDeps } from './product-tasks.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 

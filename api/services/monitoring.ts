@@ -20,11 +20,11 @@ import {
   type SubscriptionRequest,
   type SubscriptionRow,
 } from '../../core/subscriptions.js';
-import type { AuthAccount } from '../context.js';
+import type { AuthAccount } from '../../core/authentication.js';
 import { envelope, taskObject, type Envelope, type TaskObject } from '../rest/envelope/envelope.js';
-import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '../validation/read-fields.js';
-import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../validation/requests.js';
-import { failRequestIfNoneValid, taskArray } from '../validation/task-body.js';
+import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '../../core/validation/read-fields.js';
+import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../../core/validation/requests.js';
+import { failRequestIfNoneValid, taskArray } from '../../core/validation/task-body.js';
 import type { MonitorLauncher } from './monitor-launcher.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 

@@ -9,10 +9,10 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { addDays, daysBetween, sumUsage, usageRows, utcDay, type UsageRow } from '../../core/usage.js';
-import type { AuthAccount } from '../context.js';
+import type { AuthAccount } from '../../core/authentication.js';
 import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
-import { readRequestFields } from '../validation/read-fields.js';
-import { usageQuery } from '../validation/requests.js';
+import { readRequestFields } from '../../core/validation/read-fields.js';
+import { usageQuery } from '../../core/validation/requests.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Most days one usage request may span, both ends included. */

@@ -9,7 +9,7 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { newTaskId } from '../../core/ids.js';
 import { planOf } from '../../core/pricing.js';
 import { usageTotals, utcDay } from '../../core/usage.js';
-import type { AuthAccount } from '../context.js';
+import type { AuthAccount } from '../../core/authentication.js';
 import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
 import { keyListing } from './api-keys.js';
 import { STATUS } from '../../core/domain/status-codes.js';

@@ -13,7 +13,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { createAccount } from '../../api/admin/accounts.js';
-import { UNDOCUMENTED_ROUTES } from '../../api/openapi/document.js';
+import { UNDOCUMENTED_ROUTES } from '../../api/rest/openapi/document.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startTestApp, type TestApp } from '../support/app-harness.js';

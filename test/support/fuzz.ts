@@ -5,7 +5,7 @@
  * schema is fuzzed without touching the tests.
  */
 import type { GraphQLArgument, GraphQLInputType, GraphQLSchema } from 'graphql';
-import type { OpenApiDocument } from '../../api/openapi/document.js';
+import type { OpenApiDocument } from '../../api/rest/openapi/document.js';
 
 /** What a bad text should get: refused naming its field (`unstorable`), refused (`huge`), or no 5xx (`control`). */
 export type BadTextKind = 'unstorable' | 'huge' | 'control';

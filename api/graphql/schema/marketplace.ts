@@ -3,7 +3,7 @@
  * metered and rate limited): the 12 marketplaces (GET /v1/appendix/marketplaces) and availability
  * per marketplace (GET /v1/appendix/status): the same service, api/services/status.ts, answers both.
  */
-import { marketplaceRows } from '../../routes/appendix.routes.js';
+import { marketplaceRows } from '../../../core/marketplaces.js';
 import { cachedMarketplaceStatuses } from '../../services/status.js';
 import { builder, IN_MEMORY_LIST, type RootFieldPolicy } from '../builder.js';
 

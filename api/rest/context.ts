@@ -1,0 +1,19 @@
+/**
+ * Koa state shared by middleware and routes.
+ */
+import type { ParameterizedContext } from 'koa';
+import type { RouterContext } from '@koa/router';
+import type { AuthAccount } from '../../core/authentication.js';
+
+export type { AuthAccount };
+
+export interface AppState {
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+  requestId: string;
+  account?: AuthAccount;
+  /** Set when the response is the stored first response of an Idempotency-Key: metered as a request without tasks or cost. */
+  idempotentReplay?: boolean;
+}
+
+export type AppContext = ParameterizedContext<AppState> & RouterContext<AppState>;

@@ -1,0 +1,48 @@
+/**
+ * /openapi.json operations of the monitoring endpoints (api-spec.md "Monitoring endpoints").
+ */
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery, taskArrayBody } from '../../../../core/validation/requests.js';
+import { envelopeOf, errorResponse, jsonOk, operation } from '../operations.js';
+import { listedSubscription, subscription } from '../resources.js';
+import { STATUS } from '../../../../core/domain/status-codes.js';
+
+const tags = ['monitoring'];
+
+/** Operations under /v1/retail/monitoring. */
+export const monitoringPaths: ZodOpenApiPathsObject = {
+  '/v1/retail/monitoring/add': {
+    post: operation({
+      operationId: 'monitoringAdd',
+      tags,
+      summary: 'Monitor products',
+      description: 'Each element (1 to 100) creates a subscription, or updates frequency and tag of the subscription with the same asin and marketplace. Free; each delivered observation is charged at the monitoring price. At most 10,000 monitored products per account (beyond: task-level 40000).',
+      auth: 'required',
+      body: taskArrayBody(monitoringAddTask),
+      ok: jsonOk('One task per element with its Subscription.', envelopeOf('MonitoringAddResponse', subscription, [STATUS.OK, STATUS.BAD_REQUEST, STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN, STATUS.SOURCE_UNAVAILABLE])),
+    }),
+  },
+  '/v1/retail/monitoring/delete': {
+    post: operation({
+      operationId: 'monitoringDelete',
+      tags,
+      summary: 'Stop monitoring products',
+      description: 'Deletes each named subscription (1 to 100 elements); its observations stay in history. Free.',
+      auth: 'required',
+      body: taskArrayBody(monitoringDeleteTask),
+      ok: jsonOk('One task per element with the deleted Subscription; 40400 for an unknown one.', envelopeOf('MonitoringDeleteResponse', subscription, [STATUS.OK, STATUS.NOT_FOUND, STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN])),
+    }),
+  },
+  '/v1/retail/monitoring/list': {
+    get: operation({
+      operationId: 'monitoringList',
+      tags,
+      summary: 'List subscriptions',
+      description: 'Active and paused subscriptions, oldest first, each with its latest delivered observation.',
+      auth: 'required',
+      query: monitoringListQuery,
+      ok: jsonOk('One task whose result lists the subscriptions.', envelopeOf('MonitoringListResponse', listedSubscription, [STATUS.OK])),
+      responses: { 400: errorResponse([STATUS.INVALID_FIELD], 'A query parameter is invalid; the message names it.') },
+    }),
+  },
+};

@@ -1,0 +1,215 @@
+/**
+ * Response objects of the REST API as zod schemas, for /openapi.json only (responses are not
+ * validated at run time): the Product (api-spec.md "Product", core/product.ts), the Subscription,
+ * and the `result` rows of every endpoint ("Other result objects"). Where the API has a TypeScript
+ * type for the object, a compile-time check below keeps schema and type equal.
+ */
+import { z } from 'zod';
+import { MARKETPLACE_CODES } from '../../../core/marketplaces.js';
+import type { Product } from '../../../core/product.js';
+import type { StatusCodeRow } from '../../../core/domain/status-codes.js';
+import { FREQUENCIES } from '../../../core/subscriptions.js';
+import type { SubscriptionObject } from '../../services/monitoring.js';
+import type { MarketplaceStatusRow } from '../../services/status.js';
+
+/** An ISO 8601 timestamp in UTC. */
+const timestamp = z.string().meta({ format: 'date-time', examples: ['2026-01-31T15:30:00.000Z'] });
+/** An amount in USD. */
+const usd = z.number().meta({ description: 'USD.' });
+/** A stored ASIN: uppercased. */
+const storedAsin = z.string().regex(/^[A-Z0-9]{10}$/).meta({ examples: ['B0CHX1W1XY'] });
+/** A marketplace code (aliases are resolved before anything is stored). */
+const marketplaceCode = z.enum(MARKETPLACE_CODES).meta({ description: 'Marketplace code.' });
+const count = z.number().int().min(0);
+
+/** CategoryRank: `rank` in `category`. */
+export const categoryRank = z.object({
+  rank: z.number().int().min(1),
+  category: z.string(),
+}).meta({ id: 'CategoryRank', description: 'Rank in one category.' });
+
+/** Bsr: the Best Sellers Rank, main category plus subcategories. */
+export const bsr = z.object({
+  rank: z.number().int().min(1).meta({ description: 'Rank in the main category.' }),
+  category: z.string(),
+  subcategories: z.array(categoryRank),
+}).meta({ id: 'Bsr', description: 'Best Sellers Rank.' });
+
+/** Price: `amount` in major units of `currency` (ISO 4217). */
+export const price = z.object({
+  amount: z.number().meta({ description: 'Major units of the marketplace currency.' }),
+  currency: z.string().meta({ description: 'ISO 4217.', examples: ['USD'] }),
+}).meta({ id: 'Price', description: 'Current price in the marketplace currency.' });
+
+/** Variant: a sibling variant's label and ASIN. */
+export const variant = z.object({
+  name: z.string().meta({ description: 'Label as shown.' }),
+  asin: z.string(),
+}).meta({ id: 'Variant', description: 'A sibling variant on the page.' });
+
+/** Product (api-spec.md "Product"; core/product.ts). */
+export const product = z.object({
+  asin: storedAsin,
+  marketplace: marketplaceCode,
+  url: z.string().meta({ description: 'Product page URL on the marketplace.' }),
+  observed_at: timestamp.meta({ description: 'When the page was read, UTC.' }),
+  status: z.enum(['ok', 'no_bsr', 'not_found']).meta({ description: '`no_bsr`: the page has no Best Sellers Rank; `not_found`: the product does not exist on this marketplace.' }),
+  title: z.string().nullable(),
+  byline: z.array(z.string()).meta({ description: 'Names under the title, usually the brand.' }),
+  variant: z.string().nullable().meta({ description: 'Label of the selected variant.' }),
+  variants: z.array(variant),
+  price: price.nullable(),
+  bsr: bsr.nullable(),
+  rating: z.number().min(1).max(5).nullable().meta({ description: 'Average rating, 1.0 to 5.0.' }),
+  ratings_count: z.number().int().min(0).nullable(),
+  image_url: z.string().nullable().meta({ description: 'Main product image URL.' }),
+  details: z.record(z.string(), z.string()).meta({ description: 'Every label/value pair of the product details except the Best Sellers Rank and the rating; keys are the labels lower-cased, runs of spaces and punctuation turned into `_`, in the marketplace language.' }),
+  parser_version: z.string(),
+}).meta({ id: 'Product', description: 'One observation of a product page. Every field is always present; a field that cannot be read reliably is null (lists and `details`: empty).' });
+
+const subscriptionFields = {
+  id: z.number().int().min(1),
+  asin: storedAsin,
+  marketplace: marketplaceCode,
+  frequency: z.enum(FREQUENCIES),
+  tag: z.string().nullable(),
+  external_user_id: z.string().nullable(),
+  status: z.enum(['active', 'paused_balance']).meta({ description: '`paused_balance` while the balance is below the monitoring price; resumes automatically after a top-up.' }),
+  created_at: timestamp,
+};
+
+/** Subscription as monitoring/add and monitoring/delete return it. */
+export const subscription = z.object(subscriptionFields).meta({ id: 'Subscription', description: 'A monitoring subscription.' });
+
+/** Subscription with `latest_observation`, as monitoring/list returns it. */
+export const listedSubscription = z.object({
+  ...subscriptionFields,
+  latest_observation: product.nullable().meta({ description: 'The latest delivered observation; null before the first delivery.' }),
+}).meta({ id: 'ListedSubscription', description: 'A subscription as monitoring/list returns it.' });
+
+/** One row of tasks_ready (api/services/product-tasks.ts `tasksReady`). */
+export const tasksReadyRow = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  asin: storedAsin,
+  marketplace: marketplaceCode,
+  tag: z.string().nullable(),
+  status_code: z.number().int().meta({ description: 'Final task code: 20000, 40402 or 50301.' }),
+  date_posted: timestamp,
+  date_completed: timestamp,
+  endpoint: z.string().meta({ description: 'Path of task_get for the task.', examples: ['/v1/retail/product/task_get/01311530-8b7e-4c1d-9f2a-6f0e4c7d2b11'] }),
+}).meta({ id: 'TasksReadyRow', description: 'A finished task_post task not yet collected.' });
+
+const usageTotals = { requests: count, tasks: count, cost: usd };
+
+const keyListing = {
+  id: z.number().int().min(1).meta({ description: 'The `key_id` of DELETE /v1/appendix/keys/{key_id}.' }),
+  prefix: z.string(),
+  last4: z.string().meta({ description: 'Last four characters of the key.' }),
+  label: z.string().nullable(),
+  created_at: timestamp,
+};
+
+/** The user_data row (api/services/user-data.ts). */
+export const accountData = z.object({
+  login: z.string(),
+  email: z.string(),
+  balance: usd,
+  plan: z.string(),
+  limits: z.object({ requests_per_minute: count, tasks_per_minute: count }).meta({ description: 'Per-minute rate limits of the account.' }),
+  rates: z.object({ task_post: usd, task_post_high: usd, live: usd, history: usd, monitoring: usd }).meta({ description: 'Price table, USD per task (history: per body element; monitoring: per delivered observation).' }),
+  usage: z.object({ today: z.object(usageTotals), this_month: z.object(usageTotals) }).meta({ description: 'UTC day and month so far.' }),
+  api_keys: z.array(z.object(keyListing)).meta({ description: 'Active API keys (never the full key).' }),
+  webhook_secret: z.string().meta({ description: 'Key of the webhook signatures (HMAC-SHA256).' }),
+}).meta({ id: 'AccountData', description: 'The authenticated account.' });
+
+/** The usage row (api/services/usage.ts). */
+export const usageReport = z.object({
+  date_from: z.string().meta({ format: 'date' }),
+  date_to: z.string().meta({ format: 'date' }),
+  days: z.array(z.object({ date: z.string().meta({ format: 'date' }), ...usageTotals })).meta({ description: 'Every UTC day of the range, days without usage as zeros.' }),
+  endpoints: z.array(z.object({ endpoint: z.string(), ...usageTotals })).meta({ description: 'Totals per endpoint, by name.' }),
+  totals: z.object(usageTotals),
+}).meta({ id: 'UsageReport', description: 'Requests, tasks and cost (USD) of the range.' });
+
+/** A key as POST /v1/appendix/keys returns it: the only place the full key appears. */
+export const createdKey = z.object({
+  ...keyListing,
+  key: z.string().meta({ description: 'The full API key, shown only here: only its hash is stored.' }),
+}).meta({ id: 'CreatedKey' });
+
+/** A key as DELETE /v1/appendix/keys/{key_id} returns it. */
+export const revokedKey = z.object({ ...keyListing, revoked_at: timestamp }).meta({ id: 'RevokedKey' });
+
+/** One row of /v1/appendix/marketplaces (api/rest/routes/appendix.routes.ts `marketplaceRows`). */
+export const marketplaceRow = z.object({
+  code: marketplaceCode,
+  domain: z.string().meta({ examples: ['www.amazon.com'] }),
+  currency: z.string().meta({ description: 'ISO 4217.' }),
+  language: z.string().meta({ examples: ['en_US'] }),
+  aliases: z.array(z.string()).meta({ description: 'Other names accepted for the code.' }),
+}).meta({ id: 'Marketplace' });
+
+/** One row of /v1/appendix/status (api/services/status.ts). */
+export const marketplaceStatus = z.object({
+  marketplace: marketplaceCode,
+  available: z.boolean().nullable().meta({ description: 'Null when there is not enough recent data.' }),
+  status: z.enum(['operational', 'degraded', 'unavailable', 'unknown']),
+  success_rate_24h: z.number().min(0).max(1).nullable().meta({ description: 'Share of source reads of the last 24 hours that succeeded (0..1); null without reads.' }),
+  source_reads_24h: count.meta({ description: 'Source reads of the last 24 hours.' }),
+  median_completion_minutes_24h: z.number().min(0).nullable().meta({ description: 'Median minutes from task_post to completion over the last 24 hours; null when none completed.' }),
+  queued_jobs: count.meta({ description: 'Collection jobs queued or running now.' }),
+}).meta({ id: 'MarketplaceStatus', description: 'Availability of one marketplace (aggregates only).' });
+
+/** One row of /v1/appendix/errors (core/status-codes.ts). */
+export const statusCodeRow = z.object({
+  status_code: z.number().int(),
+  status_message: z.string(),
+  http_status: z.number().int().meta({ description: 'HTTP status when the code is answered at request level.' }),
+  description: z.string(),
+}).meta({ id: 'StatusCode' });
+
+/** The access_request result row. */
+export const accessRequestReceipt = z.object({
+  id: z.number().int().min(1),
+  status: z.literal('received'),
+}).meta({ id: 'AccessRequestReceipt' });
+
+/** The credentials link's result row. */
+export const credentials = z.object({
+  login: z.string(),
+  api_key: z.string().meta({ description: 'Shown once: the link stops working after this answer.' }),
+}).meta({ id: 'Credentials' });
+
+/** GET /health (api/rest/routes/system.routes.ts). */
+export const health = z.looseObject({
+  status: z.literal('ok'),
+  version: z.string(),
+  uptime_seconds: count,
+  database: z.boolean().meta({ description: 'The database answered.' }),
+  queue: z.looseObject({
+    queued_tasks: z.record(z.string(), count).meta({ description: 'Queued or running tasks by priority (`"1"`, `"2"`).' }),
+    oldest_queued_age_seconds: count.nullable(),
+  }),
+}).meta({ id: 'Health', description: 'Liveness plus queue visibility; more properties may be added.' });
+
+/** GET /ready: the Readiness document. */
+export const readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  database: z.boolean().meta({ description: 'The database answered.' }),
+  pending_migrations: z.array(z.string()).meta({ description: 'Migrations not applied yet.' }),
+}).meta({ id: 'Readiness' });
+
+/**
+ * True when a schema's output O describes the type T: same keys, and every O is a T (O may be
+ * narrower, e.g. the enum of marketplace codes for a `string`).
+ */
+type Describes<O, T> = [O] extends [T] ? ([keyof O] extends [keyof T] ? ([keyof T] extends [keyof O] ? true : false) : false) : false;
+/** Fails to compile unless T is `true`. */
+type Assert<T extends true> = T;
+export type _SchemasDescribeTypes = [
+  Assert<Describes<z.output<typeof product>, Product>>,
+  Assert<Describes<z.output<typeof subscription>, Omit<SubscriptionObject, 'latest_observation'>>>,
+  Assert<Describes<z.output<typeof listedSubscription>, Required<SubscriptionObject>>>,
+  Assert<Describes<z.output<typeof marketplaceStatus>, MarketplaceStatusRow>>,
+  Assert<Describes<z.output<typeof statusCodeRow>, StatusCodeRow>>,
+];

@@ -1,0 +1,34 @@
+/**
+ * Product endpoints under /v1/retail/product (api-spec.md "Product endpoints").
+ */
+import { Router } from '@koa/router';
+import type { AccountRateLimits } from '../../../core/rate-limits.js';
+import type { AppState } from '../context.js';
+import { requireAuth } from '../middleware/auth.js';
+import { answerIdempotently } from '../middleware/idempotency.js';
+import { history } from '../../services/history.js';
+import { live } from '../../services/live.js';
+import { taskGet, taskPost, tasksReady, type ProductTaskDeps } from '../../services/product-tasks.js';
+
+export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLimits): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/retail/product' });
+  router.use(requireAuth(deps.prisma, rateLimits));
+
+  const idempotency = { prisma: deps.prisma, logger: deps.logger, rateLimits };
+  router.post('/task_post', async (ctx) => {
+    await answerIdempotently(ctx, idempotency, 'task_post', () => taskPost(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt));
+  });
+  router.get('/tasks_ready', async (ctx) => {
+    ctx.body = await tasksReady(deps, ctx.state.account!, ctx.state.startedAt);
+  });
+  router.get('/task_get/:id', async (ctx) => {
+    ctx.body = await taskGet(deps, ctx.state.account!, ctx.params.id!, ctx.state.startedAt);
+  });
+  router.post('/live', async (ctx) => {
+    await answerIdempotently(ctx, idempotency, 'live', async () => ({ status: 200, body: await live(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt) }));
+  });
+  router.post('/history', async (ctx) => {
+    ctx.body = await history(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+  });
+  return router;
+}
