@@ -1,19 +1,17 @@
 /**
- * task_post, tasks_ready, task_get (api-spec.md "Product endpoints", "Task lifecycle").
+ * task_post (api-spec.md "Product endpoints", "Task lifecycle"); task_get and tasks_ready are
+ * core/services/task-results.ts.
  */
 import { runChargedTasks } from './charged-tasks.js';
 import type { Config } from '../../core/config.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { sqlOf } from '../../core/db/sql.js';
 import { DomainError } from '../../core/errors.js';
-import { isUuid, newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { planOf } from '../../core/pricing.js';
-import { taskGetEnvelope, PRODUCT_API_PREFIX } from '../rest/envelope/task-get.js';
-import { collectTask, readyTasks } from '../../core/task-reads.js';
+import { PRODUCT_API_PREFIX } from '../rest/envelope/task-get.js';
 import { createChargedTask, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
+import { envelope, type Envelope } from '../rest/envelope/envelope.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
 import { taskPostTask, webhookUrlChecks } from '../../core/validation/requests.js';
 import { taskArray } from '../../core/validation/task-body.js';
@@ -126,33 +124,4 @@ async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kind
   } catch (error) {
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not start webhook deliveries');
   }
-}
-
-/** GET tasks_ready: finished, uncollected task_post tasks, oldest first, at most 1,000 (one statement). */
-export async function tasksReady(deps: ProductTaskDeps, account: AuthAccount, startedAt: number): Promise<Envelope> {
-  const rows = await readyTasks(sqlOf(deps.prisma), account.id, 1000);
-  const result = rows.map((r) => ({
-    id: r.id,
-    asin: r.asin,
-    marketplace: r.marketplace,
-    tag: r.tag,
-    status_code: r.statusCode,
-    date_posted: r.datePosted,
-    date_completed: r.dateCompleted,
-    endpoint: `/v1/retail/product/task_get/${r.id}`,
-  }));
-  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: [...API_PREFIX, 'tasks_ready'], data: { api: 'retail', function: 'tasks_ready' }, result });
-  return envelope(startedAt, [task]);
-}
-
-/**
- * GET task_get/{id}: the task's Product when finished (first call marks it collected);
- * 40401 while running; 40402 / 50301 when failed; unknown id → HTTP 404 / 40400.
- * One statement reads the task with its observation and collects it (core/task-reads.ts).
- */
-export async function taskGet(deps: ProductTaskDeps, account: AuthAccount, id: string, startedAt: number): Promise<Envelope> {
-  if (!isUuid(id)) throw new DomainError('NOT_FOUND');
-  const task = await collectTask(sqlOf(deps.prisma), id.toLowerCase(), account.id);
-  if (!task) throw new DomainError('NOT_FOUND');
-  return taskGetEnvelope(task, startedAt);
 }

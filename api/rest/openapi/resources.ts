@@ -87,7 +87,7 @@ export const listedSubscription = z.object({
   latest_observation: product.nullable().meta({ description: 'The latest delivered observation; null before the first delivery.' }),
 }).meta({ id: 'ListedSubscription', description: 'A subscription as monitoring/list returns it.' });
 
-/** One row of tasks_ready (api/services/product-tasks.ts `tasksReady`). */
+/** One row of tasks_ready (api/rest/envelope/tasks-ready.ts). */
 export const tasksReadyRow = z.object({
   id: z.string().meta({ format: 'uuid' }),
   asin: storedAsin,

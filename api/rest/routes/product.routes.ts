@@ -8,7 +8,10 @@ import { requireAuth } from '../middleware/auth.js';
 import { answerIdempotently } from '../middleware/idempotency.js';
 import { history } from '../../services/history.js';
 import { live } from '../../services/live.js';
-import { taskGet, taskPost, tasksReady, type ProductTaskDeps } from '../../services/product-tasks.js';
+import { taskPost, type ProductTaskDeps } from '../../services/product-tasks.js';
+import { getTask, listReadyTasks } from '../../../core/services/task-results.js';
+import { taskGetEnvelope } from '../envelope/task-get.js';
+import { tasksReadyEnvelope } from '../envelope/tasks-ready.js';
 
 export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLimits): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/retail/product' });
@@ -19,10 +22,10 @@ export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLim
     await answerIdempotently(ctx, idempotency, 'task_post', () => taskPost(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt));
   });
   router.get('/tasks_ready', async (ctx) => {
-    ctx.body = await tasksReady(deps, ctx.state.account!, ctx.state.startedAt);
+    ctx.body = tasksReadyEnvelope(await listReadyTasks(deps.prisma, ctx.state.account!.id), ctx.state.startedAt);
   });
   router.get('/task_get/:id', async (ctx) => {
-    ctx.body = await taskGet(deps, ctx.state.account!, ctx.params.id!, ctx.state.startedAt);
+    ctx.body = taskGetEnvelope(await getTask(deps.prisma, ctx.state.account!.id, ctx.params.id!), ctx.state.startedAt);
   });
   router.post('/live', async (ctx) => {
     await answerIdempotently(ctx, idempotency, 'live', async () => ({ status: 200, body: await live(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt) }));
