@@ -5,7 +5,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities/index.js';
-import type { ReconcileReport, RetentionReport } from './messages.js';
+import type { ReconcileReport, RetentionReport } from '../core/domain/maintenance-reports.js';
 
 const reconciler = proxyActivities<Activities>({
   startToCloseTimeout: '5m',

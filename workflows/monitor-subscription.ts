@@ -29,18 +29,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities/index.js';
-import {
-  configureMonitorSignal,
-  firstReadOffset,
-  monitorStateQuery,
-  pageReadQueue,
-  resumeMonitorSignal,
-  stopMonitorSignal,
-  type MonitorOutcome,
-  type MonitorPauseReason,
-  type MonitorState,
-  type MonitorSubscriptionInput,
-} from './messages.js';
+import { pageReadQueue } from '../core/domain/queues.js';
+import { firstReadOffset } from '../core/domain/scheduling.js';
+import type { MonitorOutcome, MonitorPauseReason, MonitorState, MonitorSubscriptionInput } from '../core/domain/subscription-messages.js';
+import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;

@@ -6,7 +6,8 @@
  */
 import { ActivityFailure, CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities/index.js';
-import { pageReadQueue, type ProductTaskInput, type ProductTaskOutcome } from './messages.js';
+import { pageReadQueue } from '../core/domain/queues.js';
+import type { ProductTaskInput, ProductTaskOutcome } from '../core/domain/task-messages.js';
 import { startWebhookDeliveries } from './webhook-delivery.js';
 
 const BOOKKEEPING_OPTIONS = {

@@ -14,12 +14,12 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities/index.js';
+import { webhookQueue } from '../core/domain/queues.js';
 import {
   webhookFairness,
-  webhookQueue,
   webhookWorkflowId,
   type WebhookDeliveryInput, type WebhookDeliveryOutcome, type WebhookOutcome, type WebhookPlan,
-} from './messages.js';
+} from '../core/domain/webhook-messages.js';
 
 /** Margin of the activity's start-to-close over WEBHOOK_TIMEOUT: loading the task, recording. */
 const ACTIVITY_MARGIN_MS = 5_000;

@@ -17,7 +17,8 @@ import { envelope, taskObject, type Envelope } from '../envelope.js';
 import { readTaskFields } from '../validation/read-fields.js';
 import { taskPostTask, webhookUrlChecks } from '../validation/requests.js';
 import { taskArray } from '../validation/task-body.js';
-import { urgencyOfPriority, webhookKindsOf, type ReadUrgency, type WebhookKind } from '../../workflows/messages.js';
+import { urgencyOfPriority, type ReadUrgency } from '../../core/domain/task-messages.js';
+import { webhookKindsOf, type WebhookKind } from '../../core/domain/webhook-messages.js';
 import type { TaskLauncher } from './task-launcher.js';
 
 /** Result retention (api-spec.md "Limits": 30 days by default): the task's `expires_at`, ms from now. */

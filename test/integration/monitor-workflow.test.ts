@@ -13,20 +13,17 @@ import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { installTemporalLogging, workflowsPath } from '../../worker/worker.js';
+import { pageReadQueue } from '../../core/domain/queues.js';
+import { firstReadOffset } from '../../core/domain/scheduling.js';
 import {
-  configureMonitorSignal,
-  firstReadOffset,
-  monitorStateQuery,
   monitorWorkflowId,
-  pageReadQueue,
-  resumeMonitorSignal,
-  stopMonitorSignal,
   type MonitoringRunStart,
   type MonitorSubscriptionInput,
-  type ReadProductInput,
   type StartMonitoringRunInput,
   type SubscriptionState,
-} from '../../workflows/messages.js';
+} from '../../core/domain/subscription-messages.js';
+import type { ReadProductInput } from '../../core/domain/task-messages.js';
+import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from '../../workflows/definitions.js';
 import { waitFor } from '../support/http.js';
 
 const TASK_QUEUE = 'monitor-workflow-test';

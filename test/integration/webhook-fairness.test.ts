@@ -18,7 +18,7 @@ import { createAccount, setDisabled } from '../../api/admin/accounts.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startStack, type Stack } from '../../scripts/stack.js';
-import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from '../../workflows/messages.js';
+import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from '../../core/domain/webhook-messages.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';

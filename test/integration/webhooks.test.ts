@@ -19,7 +19,7 @@ import { createLogger } from '../../core/logger.js';
 import { API_VERSION } from '../../core/version.js';
 import { systemResolver, type HostResolver } from '../../core/webhooks/pinned-request.js';
 import { startStack, type Stack } from '../../scripts/stack.js';
-import type { WebhookDeliveryOutcome } from '../../workflows/messages.js';
+import type { WebhookDeliveryOutcome } from '../../core/domain/webhook-messages.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';

@@ -8,7 +8,7 @@ import { monitoringDeliveries } from '../../core/metrics.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { refundMonitoringRun, startMonitoringRun } from '../../core/monitoring-runs.js';
 import { deliverObservation, subscriptionState } from '../../core/subscriptions.js';
-import type { DeliveryOutcome, MonitoringRunStart, StartMonitoringRunInput, SubscriptionState } from '../../workflows/messages.js';
+import type { DeliveryOutcome, MonitoringRunStart, StartMonitoringRunInput, SubscriptionState } from '../../core/domain/subscription-messages.js';
 
 export function createMonitoringActivities({ prisma }: { prisma: PrismaClient }) {
   return {
