@@ -28,10 +28,10 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../worker/activities/index.js';
 import { pageReadQueue } from '../core/domain/queues.js';
 import { firstReadOffset } from '../core/domain/scheduling.js';
 import type { MonitorOutcome, MonitorPauseReason, MonitorState, MonitorSubscriptionInput } from '../core/domain/subscription-messages.js';
+import type { ActivityContract, WorkerActivities } from './activity-contract.js';
 import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
@@ -40,13 +40,14 @@ export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
 /** Ticks from this patch on reserve the monitoring price before reading. */
 const RESERVE_BEFORE_READ = 'monitor-reserve-before-read';
 
-const bookkeeping = proxyActivities<Activities>({
+/** Run bookkeeping; the status check and the delivery after the read serve only pre-patch histories. */
+const bookkeeping = proxyActivities<WorkerActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', maximumInterval: '30s', maximumAttempts: 20 },
 });
 
 export async function monitorSubscription(input: MonitorSubscriptionInput): Promise<MonitorOutcome> {
-  const { readProductPage } = proxyActivities<Activities>({
+  const { readProductPage } = proxyActivities<ActivityContract>({
     // Reads share the page-read queue with tasks: one slot per browser page, a backlog waits in Temporal.
     taskQueue: pageReadQueue(workflowInfo().taskQueue),
     startToCloseTimeout: '90s',
