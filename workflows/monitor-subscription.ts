@@ -29,7 +29,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { pageReadQueue } from '../core/domain/queues.js';
-import { firstReadOffset } from '../core/domain/scheduling.js';
+import { initialSchedule, isReadDue, nextDueAfterRead, nextWakeAt, pausedRecheckAt, withInterval } from '../core/domain/scheduling.js';
 import type { MonitorOutcome, MonitorPauseReason, MonitorState, MonitorSubscriptionInput } from '../core/domain/subscription-messages.js';
 import type { ActivityContract, WorkerActivities } from './activity-contract.js';
 import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
@@ -57,10 +57,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   const { subscriptionId } = input;
   const s: MonitorState = input.state ?? {
     frequency: input.frequency,
-    intervalMs: input.intervalMs,
-    paused: input.paused,
-    nextDueAt: input.firstReadAt ?? Date.now() + firstReadOffset(subscriptionId, input.intervalMs),
-    recheckAt: Date.now() + input.intervalMs,
+    ...initialSchedule(input, Date.now()),
     deliveries: 0,
     run: 1,
   };
@@ -70,11 +67,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   setHandler(configureMonitorSignal, ({ frequency, intervalMs }) => {
     // The next read keeps its distance from the previous one, measured with the new interval;
     // if that moment has passed, the read happens at once.
-    if (intervalMs !== s.intervalMs) {
-      s.nextDueAt += intervalMs - s.intervalMs;
-      s.recheckAt = Math.min(s.recheckAt, Date.now() + intervalMs);
-      s.intervalMs = intervalMs;
-    }
+    Object.assign(s, withInterval(s, intervalMs, Date.now()));
     s.frequency = frequency;
     wake = true;
   });
@@ -89,13 +82,12 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
 
   /** Moves `nextDueAt` to the first slot of its schedule after now (never a burst of catch-up reads). */
   const advance = () => {
-    const behind = Date.now() - s.nextDueAt;
-    s.nextDueAt += (Math.floor(Math.max(0, behind) / s.intervalMs) + 1) * s.intervalMs;
+    s.nextDueAt = nextDueAfterRead(s.nextDueAt, s.intervalMs, Date.now());
   };
   const pause = (reason: MonitorPauseReason = 'balance') => {
     s.paused = true;
     s.pausedReason = reason;
-    s.recheckAt = Date.now() + s.intervalMs;
+    s.recheckAt = pausedRecheckAt(s.intervalMs, Date.now());
   };
   const unpause = () => {
     s.paused = false;
@@ -110,7 +102,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
    * reservation when the read fails. @returns false when the subscription turned out to be deleted.
    */
   const reserveAndRead = async (): Promise<boolean> => {
-    const due = s.nextDueAt <= Date.now();
+    const due = isReadDue(s, Date.now());
     const runKey = `m:${subscriptionId}:${workflowInfo().runId}:${due ? ++runs : 0}`;
     const start = await bookkeeping.startMonitoringRun({ subscriptionId, runKey, reserve: due });
     if (start === 'deleted') return false;
@@ -157,7 +149,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
 
   let ticks = 0;
   while (!stopped) {
-    const dueAt = s.paused ? s.recheckAt : s.nextDueAt;
+    const dueAt = nextWakeAt(s);
     if (dueAt > Date.now()) {
       wake = false;
       await condition(() => wake || stopped, dueAt - Date.now());
@@ -172,7 +164,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
         pause();
       } else {
         s.paused = false;
-        if (s.nextDueAt <= Date.now() && !stopped && !(await readAndDeliver())) break;
+        if (isReadDue(s, Date.now()) && !stopped && !(await readAndDeliver())) break;
       }
     }
     ticks++;
