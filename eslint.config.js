@@ -30,7 +30,8 @@ export default tseslint.config(
         paths: nodeBuiltins.map((name) => ({ name, message: 'Workflows must be deterministic: no Node built-ins.' })),
         patterns: [
           { group: ['**/prisma/**', '@prisma/*', 'puppeteer-core', 'jsdom', 'pg'], message: 'Workflows reach the outside world only through activities.' },
-          { group: ['**/worker/activities/**'], allowTypeImports: true, message: 'Import activities as types only.' },
+          { group: ['**/worker/**'], message: 'Workflows declare the activities they call in workflows/activity-contract.ts; the worker implements it.' },
+          { regex: '(^|/)core/(?!domain/)', message: 'Workflows import only pure core/domain modules.' },
         ],
       }],
       '@typescript-eslint/no-floating-promises': 'error',

@@ -20,7 +20,7 @@ import { insertObservation } from './observations.js';
 import { planOf } from './pricing.js';
 import type { Product } from './product.js';
 import { TX_OPTIONS, lockAccount, pauseAccountSubscriptions } from './subscriptions.js';
-import type { MonitoringRunStart as RunStart, RunDelivery } from '../workflows/messages.js';
+import type { MonitoringRunStart as RunStart, RunDelivery } from './domain/subscription-messages.js';
 
 type Tx = Prisma.TransactionClient;
 

@@ -15,7 +15,7 @@ import type { PrismaClient } from './db/prisma.js';
 import { sqlOf, type Statement } from './db/sql.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
 import { pruneSourceReads } from './source-reads.js';
-import type { RetentionReport } from '../workflows/messages.js';
+import type { RetentionReport } from './domain/maintenance-reports.js';
 
 const DAY_MS = 86_400_000;
 

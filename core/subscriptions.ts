@@ -7,9 +7,9 @@
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import { tryCharge } from './ledger.js';
 import { planOf } from './pricing.js';
-import type { DeliveryOutcome, Frequency, SubscriptionState } from '../workflows/messages.js';
+import type { DeliveryOutcome, Frequency, SubscriptionState } from './domain/subscription-messages.js';
 
-export { FREQUENCIES, type Frequency } from '../workflows/messages.js';
+export { FREQUENCIES, type Frequency } from './domain/subscription-messages.js';
 
 /** Monitored products per account (api-spec.md "Limits"). */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 10_000;

@@ -20,7 +20,9 @@ import { sqlOf, type Statement } from './db/sql.js';
 import type { Logger } from './logger.js';
 import { failTask } from './tasks.js';
 import type { TaskWorkflows } from './temporal/task-launcher.js';
-import { urgencyOfPriority, webhookKindsOf, type ReconcileReport } from '../workflows/messages.js';
+import type { ReconcileReport } from './domain/maintenance-reports.js';
+import { urgencyOfPriority } from './domain/task-messages.js';
+import { webhookKindsOf } from './domain/webhook-messages.js';
 import { STATUS } from './domain/status-codes.js';
 
 /** A task_post task younger than this is left alone: its request may still be starting it (ms). */

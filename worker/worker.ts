@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../core/config.js';
-import { pageReadQueue, webhookQueue } from '../workflows/messages.js';
+import { pageReadQueue, webhookQueue } from '../core/domain/queues.js';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 
 /** The workflows entry: the TypeScript source under tsx/vitest, the compiled file under dist/. */

@@ -4,15 +4,15 @@
  * is one activity; a failed run is simply followed by the next one.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../worker/activities/index.js';
-import type { ReconcileReport, RetentionReport } from './messages.js';
+import type { ReconcileReport, RetentionReport } from '../core/domain/maintenance-reports.js';
+import type { ActivityContract } from './activity-contract.js';
 
-const reconciler = proxyActivities<Activities>({
+const reconciler = proxyActivities<ActivityContract>({
   startToCloseTimeout: '5m',
   retry: { maximumAttempts: 1 },
 });
 
-const purge = proxyActivities<Activities>({
+const purge = proxyActivities<ActivityContract>({
   startToCloseTimeout: '1h',
   heartbeatTimeout: '5m',
   retry: { initialInterval: '10s', maximumAttempts: 3 },

@@ -28,19 +28,11 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../worker/activities/index.js';
-import {
-  configureMonitorSignal,
-  firstReadOffset,
-  monitorStateQuery,
-  pageReadQueue,
-  resumeMonitorSignal,
-  stopMonitorSignal,
-  type MonitorOutcome,
-  type MonitorPauseReason,
-  type MonitorState,
-  type MonitorSubscriptionInput,
-} from './messages.js';
+import { pageReadQueue } from '../core/domain/queues.js';
+import { initialSchedule, isReadDue, nextDueAfterRead, nextWakeAt, pausedRecheckAt, withInterval } from '../core/domain/scheduling.js';
+import type { MonitorOutcome, MonitorPauseReason, MonitorState, MonitorSubscriptionInput } from '../core/domain/subscription-messages.js';
+import type { ActivityContract, WorkerActivities } from './activity-contract.js';
+import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
@@ -48,13 +40,14 @@ export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
 /** Ticks from this patch on reserve the monitoring price before reading. */
 const RESERVE_BEFORE_READ = 'monitor-reserve-before-read';
 
-const bookkeeping = proxyActivities<Activities>({
+/** Run bookkeeping; the status check and the delivery after the read serve only pre-patch histories. */
+const bookkeeping = proxyActivities<WorkerActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', maximumInterval: '30s', maximumAttempts: 20 },
 });
 
 export async function monitorSubscription(input: MonitorSubscriptionInput): Promise<MonitorOutcome> {
-  const { readProductPage } = proxyActivities<Activities>({
+  const { readProductPage } = proxyActivities<ActivityContract>({
     // Reads share the page-read queue with tasks: one slot per browser page, a backlog waits in Temporal.
     taskQueue: pageReadQueue(workflowInfo().taskQueue),
     startToCloseTimeout: '90s',
@@ -64,10 +57,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   const { subscriptionId } = input;
   const s: MonitorState = input.state ?? {
     frequency: input.frequency,
-    intervalMs: input.intervalMs,
-    paused: input.paused,
-    nextDueAt: input.firstReadAt ?? Date.now() + firstReadOffset(subscriptionId, input.intervalMs),
-    recheckAt: Date.now() + input.intervalMs,
+    ...initialSchedule(input, Date.now()),
     deliveries: 0,
     run: 1,
   };
@@ -77,11 +67,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   setHandler(configureMonitorSignal, ({ frequency, intervalMs }) => {
     // The next read keeps its distance from the previous one, measured with the new interval;
     // if that moment has passed, the read happens at once.
-    if (intervalMs !== s.intervalMs) {
-      s.nextDueAt += intervalMs - s.intervalMs;
-      s.recheckAt = Math.min(s.recheckAt, Date.now() + intervalMs);
-      s.intervalMs = intervalMs;
-    }
+    Object.assign(s, withInterval(s, intervalMs, Date.now()));
     s.frequency = frequency;
     wake = true;
   });
@@ -96,13 +82,12 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
 
   /** Moves `nextDueAt` to the first slot of its schedule after now (never a burst of catch-up reads). */
   const advance = () => {
-    const behind = Date.now() - s.nextDueAt;
-    s.nextDueAt += (Math.floor(Math.max(0, behind) / s.intervalMs) + 1) * s.intervalMs;
+    s.nextDueAt = nextDueAfterRead(s.nextDueAt, s.intervalMs, Date.now());
   };
   const pause = (reason: MonitorPauseReason = 'balance') => {
     s.paused = true;
     s.pausedReason = reason;
-    s.recheckAt = Date.now() + s.intervalMs;
+    s.recheckAt = pausedRecheckAt(s.intervalMs, Date.now());
   };
   const unpause = () => {
     s.paused = false;
@@ -117,7 +102,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
    * reservation when the read fails. @returns false when the subscription turned out to be deleted.
    */
   const reserveAndRead = async (): Promise<boolean> => {
-    const due = s.nextDueAt <= Date.now();
+    const due = isReadDue(s, Date.now());
     const runKey = `m:${subscriptionId}:${workflowInfo().runId}:${due ? ++runs : 0}`;
     const start = await bookkeeping.startMonitoringRun({ subscriptionId, runKey, reserve: due });
     if (start === 'deleted') return false;
@@ -164,7 +149,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
 
   let ticks = 0;
   while (!stopped) {
-    const dueAt = s.paused ? s.recheckAt : s.nextDueAt;
+    const dueAt = nextWakeAt(s);
     if (dueAt > Date.now()) {
       wake = false;
       await condition(() => wake || stopped, dueAt - Date.now());
@@ -179,7 +164,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
         pause();
       } else {
         s.paused = false;
-        if (s.nextDueAt <= Date.now() && !stopped && !(await readAndDeliver())) break;
+        if (isReadDue(s, Date.now()) && !stopped && !(await readAndDeliver())) break;
       }
     }
     ticks++;

@@ -1,30 +1,30 @@
 /**
  * productTask: one workflow per task (workflowId = task id). Reads the product page through the
- * browser grid (retrying blocked/unavailable reads), stores the observation and completes the task;
- * when every attempt fails the task fails with 50301 and is refunded (api-spec.md "Task lifecycle").
- * A finished task_post task then starts its webhook deliveries (workflows/webhook-delivery.ts).
+ * browser grid (retrying blocked/unavailable reads); the read stores the observation and completes
+ * the task itself, so no activity runs between the workflow's start and the read, nor between the
+ * read and the workflow's end. When every attempt fails the task fails with 50301 and is refunded
+ * (api-spec.md "Task lifecycle"). A finished task_post task then starts its webhook deliveries
+ * (workflows/webhook-delivery.ts).
+ *
+ * Histories recorded before patch `read-completes-task` replay with their bookkeeping activities
+ * (workflows/legacy-product-task.ts, which says how that path is retired).
  */
 import { ActivityFailure, CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../worker/activities/index.js';
-import { pageReadQueue, type ProductTaskInput, type ProductTaskOutcome } from './messages.js';
+import { pageReadQueue } from '../core/domain/queues.js';
+import type { ProductTaskInput, ProductTaskOutcome } from '../core/domain/task-messages.js';
+import type { ActivityContract } from './activity-contract.js';
+import { BOOKKEEPING_OPTIONS, READ_COMPLETES_TASK, legacyProductTask } from './legacy-product-task.js';
 import { startWebhookDeliveries } from './webhook-delivery.js';
 
-const BOOKKEEPING_OPTIONS = {
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', maximumAttempts: 20 },
-} as const;
-
 /**
- * The task's database bookkeeping (mark running, complete, fail) runs as local activities: in the
- * worker that runs the workflow task, without a round trip through a task queue each (≈ 10–20 ms
- * apiece on a fresh read; issue 9's fresh-read overhead). Workflows started before this change
- * replay with the regular activities they recorded (patch `bookkeeping-local-activities`).
+ * Failing a task is a short database write: it runs as a local activity, in the worker that runs
+ * the workflow task, without a round trip through a task queue.
  */
-const localBookkeeping = proxyLocalActivities<Activities>(BOOKKEEPING_OPTIONS);
-const queuedBookkeeping = proxyActivities<Activities>(BOOKKEEPING_OPTIONS);
+const bookkeeping = proxyLocalActivities<ActivityContract>(BOOKKEEPING_OPTIONS);
 
 export async function productTask(input: ProductTaskInput): Promise<ProductTaskOutcome> {
-  const { readProductPage } = proxyActivities<Activities>({
+  if (!patched(READ_COMPLETES_TASK)) return legacyProductTask(input);
+  const { readProductPage } = proxyActivities<ActivityContract>({
     taskQueue: pageReadQueue(workflowInfo().taskQueue),
     startToCloseTimeout: input.budgetMs ?? '90s',
     ...(input.budgetMs ? { scheduleToCloseTimeout: input.budgetMs } : {}),
@@ -35,15 +35,10 @@ export async function productTask(input: ProductTaskInput): Promise<ProductTaskO
       maximumAttempts: input.readAttempts,
     },
   });
-  // The read marks and completes its task itself: no activity between the workflow's start and
-  // the read, none between the read and the workflow's end (issue 9's fresh-read overhead).
-  // Workflows started before patch `read-completes-task` replay with their bookkeeping activities.
-  const readCompletes = patched('read-completes-task');
-  const bookkeeping = readCompletes || patched('bookkeeping-local-activities') ? localBookkeeping : queuedBookkeeping;
-  if (!readCompletes) await bookkeeping.markTaskRunning({ taskId: input.taskId });
   try {
-    const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, ...(readCompletes ? { taskId: input.taskId } : {}) });
-    const statusCode = read.statusCode ?? (await bookkeeping.completeTask({ taskId: input.taskId, observationId: read.observationId }));
+    const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, taskId: input.taskId });
+    // The read completed the task: its result carries the status code (20000, or 40402 refunded).
+    const statusCode = read.statusCode!;
     await startWebhookDeliveries(input.taskId, input.webhooks);
     return { taskId: input.taskId, statusCode, observationId: read.observationId };
   } catch (error) {

@@ -13,13 +13,13 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../worker/activities/index.js';
+import { webhookQueue } from '../core/domain/queues.js';
 import {
   webhookFairness,
-  webhookQueue,
   webhookWorkflowId,
   type WebhookDeliveryInput, type WebhookDeliveryOutcome, type WebhookOutcome, type WebhookPlan,
-} from './messages.js';
+} from '../core/domain/webhook-messages.js';
+import type { ActivityContract } from './activity-contract.js';
 
 /** Margin of the activity's start-to-close over WEBHOOK_TIMEOUT: loading the task, recording. */
 const ACTIVITY_MARGIN_MS = 5_000;
@@ -29,7 +29,7 @@ const ACCOUNT_WAIT_LIMIT = '1h';
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryOutcome> {
   // The activity fails every attempt of its own non-retryably (the workflow owns the retry
   // schedule); only `WebhookAccountBusy` and a worker lost mid-attempt are retried by Temporal.
-  const { deliverWebhook } = proxyActivities<Activities>({
+  const { deliverWebhook } = proxyActivities<ActivityContract>({
     taskQueue: webhookQueue(workflowInfo().taskQueue),
     startToCloseTimeout: input.timeoutMs + ACTIVITY_MARGIN_MS,
     scheduleToCloseTimeout: ACCOUNT_WAIT_LIMIT,

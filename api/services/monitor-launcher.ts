@@ -5,15 +5,16 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import pLimit from 'p-limit';
 import type { Config } from '../../core/config.js';
+import { firstReadOffset } from '../../core/domain/scheduling.js';
 import {
-  configureMonitorSignal,
-  firstReadOffset,
+  MONITOR_CONFIGURE_SIGNAL,
+  MONITOR_RESUME_SIGNAL,
+  MONITOR_STOP_SIGNAL,
   monitorWorkflowId,
-  resumeMonitorSignal,
-  stopMonitorSignal,
   type Frequency,
+  type MonitorSettings,
   type MonitorSubscriptionInput,
-} from '../../workflows/messages.js';
+} from '../../core/domain/subscription-messages.js';
 
 /** A subscription whose monitor should run with these settings. */
 export interface MonitorTarget {
@@ -84,15 +85,15 @@ export function temporalMonitorLauncher(
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: monitorWorkflowId(target.subscriptionId),
         args: [inputOf(target)],
-        signal: configureMonitorSignal,
-        signalArgs: [{ frequency: target.frequency, intervalMs }],
+        signal: MONITOR_CONFIGURE_SIGNAL,
+        signalArgs: [{ frequency: target.frequency, intervalMs } satisfies MonitorSettings],
       });
     },
     async resume(subscriptionIds) {
       const limit = pLimit(SIGNAL_CONCURRENCY);
       await Promise.all(subscriptionIds.map((id) => limit(async () => {
         try {
-          await handle(id).signal(resumeMonitorSignal);
+          await handle(id).signal(MONITOR_RESUME_SIGNAL);
         } catch (error) {
           // The monitor re-checks the database every interval, so a lost signal only delays it.
           if (!(error instanceof WorkflowNotFoundError)) options.onError?.(error, id);
@@ -101,7 +102,7 @@ export function temporalMonitorLauncher(
     },
     async stop(subscriptionId) {
       try {
-        await handle(subscriptionId).signal(stopMonitorSignal);
+        await handle(subscriptionId).signal(MONITOR_STOP_SIGNAL);
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }

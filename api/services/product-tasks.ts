@@ -15,7 +15,8 @@ import { envelope, type Envelope } from '../rest/envelope/envelope.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
 import { taskPostTask, webhookUrlChecks } from '../../core/validation/requests.js';
 import { taskArray } from '../../core/validation/task-body.js';
-import { urgencyOfPriority, webhookKindsOf, type ReadUrgency, type WebhookKind } from '../../workflows/messages.js';
+import { urgencyOfPriority, type ReadUrgency } from '../../core/domain/task-messages.js';
+import { webhookKindsOf, type WebhookKind } from '../../core/domain/webhook-messages.js';
 import type { TaskLauncher } from './task-launcher.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 

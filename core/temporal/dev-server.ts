@@ -54,11 +54,11 @@ async function startOnce(options: DevServerOptions, port: number): Promise<Tempo
   const uiPort = options.uiPort === false ? undefined : (options.uiPort ?? (await getPort({ port: 8233 })));
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
   // One partition per task queue: Temporal enforces priority keys within a partition, so with one
-  // partition priority 2 reads are strictly dispatched before priority 1 ones (workflows/messages.ts
+  // partition priority 2 reads are strictly dispatched before priority 1 ones (core/domain/task-messages.ts
   // PRIORITY_KEYS). One node serves every queue here, so partitions would buy nothing anyway.
   // Server 1.29 dispatches by priority only with the new matcher, which it does not enable by default.
   // Fairness: within a priority, tasks of different fairness keys (webhook deliveries carry their
-  // account's, workflows/messages.ts `webhookFairness`) are dispatched in turn, not first come first served.
+  // account's, core/domain/webhook-messages.ts `webhookFairness`) are dispatched in turn, not first come first served.
   args.push(
     '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
     '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',

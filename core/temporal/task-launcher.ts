@@ -5,7 +5,8 @@
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../config.js';
-import { PRIORITY_KEYS, webhookFairness, webhookWorkflowId, type ProductTaskInput, type ReadUrgency, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../../workflows/messages.js';
+import { PRIORITY_KEYS, type ProductTaskInput, type ReadUrgency } from '../domain/task-messages.js';
+import { webhookFairness, webhookWorkflowId, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../domain/webhook-messages.js';
 
 /** What the API needs of Temporal; tests use the real implementation against a dev server. */
 export interface TaskLauncher {

@@ -4,7 +4,7 @@
  * a disabled account, stop and delete, failed reads (refunded), and continue-as-new carrying the
  * state. monitoring.test.ts and monitoring-money.test.ts run the same workflow through the whole stack.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,20 +13,17 @@ import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { installTemporalLogging, workflowsPath } from '../../worker/worker.js';
+import { pageReadQueue } from '../../core/domain/queues.js';
+import { firstReadOffset } from '../../core/domain/scheduling.js';
 import {
-  configureMonitorSignal,
-  firstReadOffset,
-  monitorStateQuery,
   monitorWorkflowId,
-  pageReadQueue,
-  resumeMonitorSignal,
-  stopMonitorSignal,
   type MonitoringRunStart,
   type MonitorSubscriptionInput,
-  type ReadProductInput,
   type StartMonitoringRunInput,
   type SubscriptionState,
-} from '../../workflows/messages.js';
+} from '../../core/domain/subscription-messages.js';
+import type { ReadProductInput } from '../../core/domain/task-messages.js';
+import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from '../../workflows/definitions.js';
 import { waitFor } from '../support/http.js';
 
 const TASK_QUEUE = 'monitor-workflow-test';
@@ -98,7 +95,21 @@ async function start(subscriptionId: number, overrides: Partial<MonitorSubscript
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/**
+ * Waits until the monitor has run its first workflow task and waits on a durable timer: from then
+ * on nothing happens until that timer fires or a signal arrives, so what it did so far is final.
+ */
+async function waitingOnTimer(handle: WorkflowHandle): Promise<void> {
+  await waitFor(async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.timerStartedEventAttributes), 20_000, 50);
+}
+
+/** The delay before a workflow's first workflow task, ms (its start delay), from its started event. */
+function firstTaskBackoffMs(started: HistoryEvent): number {
+  const backoff = started.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff;
+  return Number(backoff?.seconds ?? 0) * 1_000 + Math.round((backoff?.nanos ?? 0) / 1e6);
+}
 
 beforeAll(async () => {
   installTemporalLogging(createLogger('error'));
@@ -143,7 +154,7 @@ describe('monitorSubscription', () => {
     let id = 2;
     while (firstReadOffset(id, 600_000) < 300_000) id++; // a first read far away
     const handle = await start(id, { intervalMs: 600_000, frequency: 'daily' });
-    await sleep(800);
+    await waitingOnTimer(handle);
     expect(readsOf(id)).toBe(0);
     const changedAt = Date.now();
     await handle.signal(configureMonitorSignal, { frequency: 'hourly', intervalMs: 300 });
@@ -157,7 +168,7 @@ describe('monitorSubscription', () => {
   it('started paused it does not read though a read is due; a resume signal makes it check and read at once', async () => {
     statusOf.set(20, 'paused_balance');
     const handle = await start(20, { paused: true, intervalMs: 120_000, firstReadAt: Date.now() });
-    await sleep(1_000);
+    await waitingOnTimer(handle);
     expect(readsOf(20)).toBe(0);
     expect(statusChecks.get(20)).toBeUndefined(); // paused: the status is re-checked only every interval (2 min)
     statusOf.set(20, 'active');
@@ -229,10 +240,11 @@ describe('monitorSubscription', () => {
     const target = { subscriptionId: 70, asin: 'B0000000P1', marketplace: 'de', frequency: 'daily' as const, paused: false };
     await launcher.start(target);
     await launcher.start(target); // idempotent: the running monitor is kept
-    await sleep(1_000);
     const handle = client.workflow.getHandle(monitorWorkflowId(70));
     const events = (await handle.fetchHistory()).events ?? [];
     expect(events).toHaveLength(1); // WorkflowExecutionStarted only: nothing ran, nothing is cached
+    // ... and the server holds its first workflow task back until the first read (1 h interval here).
+    expect(Math.abs(firstTaskBackoffMs(events[0]!) - firstReadOffset(70, 3_600_000))).toBeLessThanOrEqual(1_000);
     expect(readsOf(70)).toBe(0);
     await launcher.configure({ ...target, frequency: 'hourly' }); // the old first read was ~minutes away
     await waitFor(async () => readsOf(70) >= 2, 20_000, 50);

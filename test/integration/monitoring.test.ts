@@ -15,7 +15,7 @@ import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { PLANS } from '../../core/pricing.js';
 import { startStack, type Stack } from '../../scripts/stack.js';
-import { monitorWorkflowId } from '../../workflows/messages.js';
+import { monitorWorkflowId } from '../../core/domain/subscription-messages.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { repoRoot, syntheticReplayDir } from '../support/env.js';
 import { waitFor, type ApiClient } from '../support/http.js';

@@ -1,5 +1,5 @@
 /**
- * Priority 2 before priority 1 (issue 8; api-spec.md "task_post" `priority`): with the worker
+ * Priority 2 before priority 1 (api-spec.md "task_post" `priority`): with the worker
  * saturated (one page at a time, every page answered late), priority 2 tasks posted after a
  * backlog of priority 1 tasks finish before most of that backlog. Whole stack: real Temporal dev
  * server, real Chromium, PGlite, the synthetic replay pages as the marketplace.

@@ -19,7 +19,7 @@ import { createLogger } from '../../core/logger.js';
 import { API_VERSION } from '../../core/version.js';
 import { systemResolver, type HostResolver } from '../../core/webhooks/pinned-request.js';
 import { startStack, type Stack } from '../../scripts/stack.js';
-import type { WebhookDeliveryOutcome } from '../../workflows/messages.js';
+import type { WebhookDeliveryOutcome } from '../../core/domain/webhook-messages.js';
 import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
@@ -193,7 +193,12 @@ describe('webhooks over the whole stack', () => {
     const rows = await deliveries(id);
     expect(rows.map((d) => [d.attempt, d.outcome, d.httpStatus, d.error])).toEqual([1, 2, 3, 4].map((n) => [n, 'failed', 500, 'HTTP 500']));
     expect(rows.every((d) => d.durationMs >= 0 && d.createdAt instanceof Date)).toBe(true);
-    await new Promise((r) => setTimeout(r, DELAYS[2]! + 1_000));
+    // Never again: the delivery's workflow has ended after exactly 4 attempts, so nothing is left
+    // that could schedule a fifth.
+    const handle = temporal.workflow.getHandle(`webhook:${id}:postback`);
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    const scheduled = ((await handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(scheduled).toHaveLength(4);
     expect(receiver.at('/fail')).toHaveLength(4);
     const ready = await api.get('/v1/retail/product/tasks_ready');
     expect(ready.body.tasks[0].result.map((r: any) => r.id)).toContain(id);

@@ -1,7 +1,11 @@
 /**
- * All activities, built from injected dependencies (`createActivities(deps)`); workflows import
- * the `Activities` type only.
+ * All activities, built from injected dependencies (`createActivities(deps)`). The result
+ * `satisfies` the workflows' activity contract (workflows/activity-contract.ts), legacy activities
+ * of older histories included, so an implementation whose signature drifts from what the
+ * workflows schedule fails the typecheck.
  */
+import type { WorkerActivities } from '../../workflows/activity-contract.js';
+import { createLegacyTaskActivities } from './legacy-task-bookkeeping.js';
 import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance.js';
 import { createProductReadActivities, type ProductReadDeps } from './product-read.js';
 import { createTaskActivities } from './task-bookkeeping.js';
@@ -14,10 +18,9 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createProductReadActivities(deps),
     ...createTaskActivities(deps),
+    ...createLegacyTaskActivities(deps),
     ...createMonitoringActivities(deps),
     ...createWebhookDeliveryActivities(deps),
     ...createMaintenanceActivities(deps),
-  };
+  } satisfies WorkerActivities;
 }
-
-export type Activities = ReturnType<typeof createActivities>;

@@ -10,7 +10,7 @@ import type { Logger } from '../../core/logger.js';
 import { purgeExpiredData } from '../../core/retention.js';
 import { reconcileTasks } from '../../core/task-reconciler.js';
 import type { TaskWorkflows } from '../../core/temporal/task-launcher.js';
-import type { ReconcileReport, RetentionReport } from '../../workflows/messages.js';
+import type { ReconcileReport, RetentionReport } from '../../core/domain/maintenance-reports.js';
 
 /** What the maintenance activities need: `liveBudgetMs` is LIVE_BUDGET, `retentionDays` RETENTION_DAYS. */
 export interface MaintenanceDeps {

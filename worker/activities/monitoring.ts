@@ -8,7 +8,7 @@ import { monitoringDeliveries } from '../../core/metrics.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { refundMonitoringRun, startMonitoringRun } from '../../core/monitoring-runs.js';
 import { deliverObservation, subscriptionState } from '../../core/subscriptions.js';
-import type { DeliveryOutcome, MonitoringRunStart, StartMonitoringRunInput, SubscriptionState } from '../../workflows/messages.js';
+import type { DeliveryOutcome, MonitoringRunStart, RunRefund, StartMonitoringRunInput, SubscriptionState } from '../../core/domain/subscription-messages.js';
 
 export function createMonitoringActivities({ prisma }: { prisma: PrismaClient }) {
   return {
@@ -21,7 +21,7 @@ export function createMonitoringActivities({ prisma }: { prisma: PrismaClient })
       return startMonitoringRun(prisma, input);
     },
     /** Refunds a reserved run whose page was not read (`refunded`, `delivered` when it was, `none`). */
-    async refundMonitoringRun(input: { runKey: string }): Promise<'refunded' | 'delivered' | 'none'> {
+    async refundMonitoringRun(input: { runKey: string }): Promise<RunRefund> {
       const outcome = await refundMonitoringRun(prisma, input);
       if (outcome === 'refunded') monitoringDeliveries.inc({ outcome: 'refunded' });
       return outcome;

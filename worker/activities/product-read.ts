@@ -15,7 +15,8 @@ import { recordSourceRead, type SourceReadOutcome } from '../../core/source-read
 import type { SourcePage } from '../browser/browser-grid.js';
 import { BrowserGridError } from '../browser/errors.js';
 import { decodePage, parseProductPage, PARSER_VERSION } from '../parser/index.js';
-import { MONITORING_RUN_CLOSED, SOURCE_BLOCKED, SOURCE_UNAVAILABLE, type ReadProductInput, type ReadProductResult } from '../../workflows/messages.js';
+import { MONITORING_RUN_CLOSED, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
+import type { ReadProductInput, ReadProductResult } from '../../core/domain/task-messages.js';
 
 /** What the activity needs of the browser grid. */
 export interface ProductPageSource {

@@ -1,20 +1,14 @@
 /**
- * Task bookkeeping activities: mark running, complete from an observation, fail with refund.
- * productTask workflows started since patch `read-completes-task` mark and complete their task in
- * the read activity itself (worker/activities/product-read.ts); older ones replay with these.
+ * Task bookkeeping activity of today's productTask: failing a task whose read failed every
+ * attempt (50301, refunded). Marking running and completing happen inside the read activity
+ * (worker/activities/product-read.ts); the separate activities that did so serve only older
+ * histories (worker/activities/legacy-task-bookkeeping.ts).
  */
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { failTask, finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js';
+import { failTask } from '../../core/tasks.js';
 
 export function createTaskActivities({ prisma }: { prisma: PrismaClient }) {
   return {
-    async markTaskRunning(input: { taskId: string }): Promise<void> {
-      await markTaskRunning(prisma, input.taskId);
-    },
-    /** Completes the task; returns the task's final status code (20000 or 40402). */
-    async completeTask(input: { taskId: string; observationId: string }): Promise<number> {
-      return (await finishTaskFromObservation(prisma, input.taskId, BigInt(input.observationId))).statusCode;
-    },
     /** Fails the task with a not-charged code and refunds it (once). */
     async failTask(input: { taskId: string; code: 40402 | 50301 }): Promise<void> {
       await failTask(prisma, input.taskId, input.code);

@@ -4,7 +4,7 @@
  * to the checked address, record the attempt in `webhook_deliveries`. Bodies never leave this
  * activity; it returns the outcome only.
  *
- * It runs on the webhook task queue (workflows/messages.ts `webhookQueue`). An account holds at
+ * It runs on the webhook task queue (core/domain/queues.ts `webhookQueue`). An account holds at
  * most WEBHOOK_ACCOUNT_SLOTS attempts of this process at once: beyond that the attempt fails at
  * once with the retryable `WebhookAccountBusy` (Temporal tries it again shortly, see
  * workflows/webhook-delivery.ts), so one tenant's slow receiver cannot take every slot. A disabled
@@ -20,7 +20,8 @@ import { expandPingbackUrl } from '../../core/webhooks/pingback-url.js';
 import { dnsResolver, sendPinned, systemResolver, type AttemptResult, type HostResolver } from '../../core/webhooks/pinned-request.js';
 import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT, signWebhook } from '../../core/webhooks/signing.js';
 import { DEFAULT_WEBHOOK_PORTS, MAX_WEBHOOK_URL_LENGTH, checkWebhookUrl } from '../../core/webhooks/url-policy.js';
-import { WEBHOOK_ACCOUNT_BUSY, type DeliverWebhookInput, type DeliverWebhookResult } from '../../workflows/messages.js';
+import { WEBHOOK_ACCOUNT_BUSY } from '../../core/domain/activity-errors.js';
+import type { DeliverWebhookInput, DeliverWebhookResult } from '../../core/domain/webhook-messages.js';
 import { AccountSlots } from './webhook-account-slots.js';
 
 export interface WebhookDeliveryDeps {

@@ -1,0 +1,24 @@
+/** What the scheduled maintenance runs report (the task reconciler and the retention purge). */
+
+/** What one run of the task reconciler did (core/task-reconciler.ts). */
+export interface ReconcileReport {
+  /** Unfinished tasks looked at. */
+  checked: number;
+  /** task_post tasks without a workflow whose workflow it started. */
+  started: number;
+  /** Tasks it failed with 50301 and refunded (workflow closed or refused, live task orphaned). */
+  refunded: number;
+  /** Tasks whose workflow was running (looked at again later). */
+  running: number;
+  /** Tasks left for the next run because Temporal or the database could not be asked. */
+  errors: number;
+}
+
+/** Rows one run of the retention purge (core/retention.ts) deleted, per table. */
+export interface RetentionReport {
+  tasks: number;
+  webhookDeliveries: number;
+  rateLimits: number;
+  idempotencyKeys: number;
+  sourceReads: number;
+}

@@ -1,0 +1,125 @@
+/**
+ * Monitoring subscriptions (api-spec.md "Subscription"): one `monitorSubscription` workflow per
+ * subscription (workflowId `monitor:<id>`). Its input and carried state, the names of the signals
+ * and the query it answers, the subscription states the database reports, and how a monitoring
+ * run starts and how its observation is paid. The Temporal definitions built from these names
+ * live in workflows/definitions.ts; clients may signal and query by name.
+ */
+
+/** Monitoring frequencies (api-spec.md "Subscription"). */
+export const FREQUENCIES = ['hourly', 'every_6h', 'daily'] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+/** The workflow id of a subscription's monitor. */
+export function monitorWorkflowId(subscriptionId: number): string {
+  return `monitor:${subscriptionId}`;
+}
+
+/** Signal (argument: `MonitorSettings`): settings changed; the pending timer is re-planned at once. */
+export const MONITOR_CONFIGURE_SIGNAL = 'monitorConfigure';
+/** Signal: the account was topped up; check the status now and read again if a read is due. */
+export const MONITOR_RESUME_SIGNAL = 'monitorResume';
+/** Signal: the subscription was deleted; end the workflow. */
+export const MONITOR_STOP_SIGNAL = 'monitorStop';
+/** Query (answer: `MonitorState`): the workflow's carried state (for tests and operators). */
+export const MONITOR_STATE_QUERY = 'monitorState';
+
+/** Why a monitor does not read: the account's balance, or the account is disabled. */
+export type MonitorPauseReason = 'balance' | 'account_disabled';
+
+/** What the workflow carries across continue-as-new (times are epoch ms of workflow time). */
+export interface MonitorState {
+  frequency: Frequency;
+  /** Time between reads, ms (MONITORING_INTERVALS[frequency]). */
+  intervalMs: number;
+  /** True while the subscription is `paused_balance` or its account disabled: no reads, only status rechecks. */
+  paused: boolean;
+  /** Why it is paused (absent while it runs, and in states that did not carry a reason). */
+  pausedReason?: MonitorPauseReason;
+  /** When the next read is due; the first one at `firstReadOffset` within the first interval. */
+  nextDueAt: number;
+  /** While paused: when the database status is checked again (a resume signal checks at once). */
+  recheckAt: number;
+  /** Observations delivered (charged or free `not_found`) since the subscription's workflow began. */
+  deliveries: number;
+  /** Runs of this workflow chain (1 for the first; +1 per continue-as-new). */
+  run: number;
+}
+
+/** Input of `monitorSubscription`: one object; `state` is set only by continue-as-new. */
+export interface MonitorSubscriptionInput {
+  subscriptionId: number;
+  asin: string;
+  marketplace: string;
+  frequency: Frequency;
+  /** MONITORING_INTERVALS[frequency], ms, resolved by the caller (workflows cannot read config). */
+  intervalMs: number;
+  /** Start paused (the subscription was added as `paused_balance`). */
+  paused: boolean;
+  /** Attempts of one source read before the tick counts as failed (not charged, not paused). */
+  readAttempts: number;
+  /** First retry delay of a failed read, ms. */
+  retryInitialMs: number;
+  /** Epoch ms of the first read, when the starter delayed the workflow's start up to it (a new
+   *  monitor then costs the worker nothing until its first read); else now + `firstReadOffset`. */
+  firstReadAt?: number;
+  /** Continue-as-new after this many ticks (reads or paused rechecks); tests lower it. */
+  continueAsNewAfter?: number;
+  state?: MonitorState;
+}
+
+/** New settings of a subscription (monitoring/add again with the same asin + marketplace). */
+export interface MonitorSettings {
+  frequency: Frequency;
+  /** MONITORING_INTERVALS[frequency], ms. */
+  intervalMs: number;
+}
+
+/** How a monitor ended. */
+export interface MonitorOutcome {
+  subscriptionId: number;
+  deliveries: number;
+}
+
+/** Status of a subscription as the database has it; `deleted` once its row is gone. */
+export type SubscriptionState = 'active' | 'paused_balance' | 'deleted';
+
+/** How a monitoring run started (core/monitoring-runs.ts `startMonitoringRun`). */
+export type MonitoringRunStart =
+  /** the monitoring price is reserved for this run: read the page */
+  | 'reserved'
+  /** the subscription may run; no reservation was asked for */
+  | 'active'
+  /** the account's subscriptions are paused, or the balance could not cover the price (now paused) */
+  | 'paused_balance'
+  /** the account is disabled: nothing charged, read or delivered until it is enabled */
+  | 'account_disabled'
+  /** the subscription no longer exists */
+  | 'deleted';
+
+/** How a monitoring run's observation was paid: charged (the reservation stands) or free
+ *  (`not_found`: the reservation was refunded; 40402 is never charged). */
+export type RunDelivery = 'charged' | 'free';
+
+/** Input of the `startMonitoringRun` activity. */
+export interface StartMonitoringRunInput {
+  subscriptionId: number;
+  /** Unique per run: `m:<subscription id>:<workflow run id>:<run number within the workflow run>`. */
+  runKey: string;
+  /** Reserve the monitoring price (a read is due); false: only report whether the subscription may run. */
+  reserve: boolean;
+}
+
+/** What became of a reserved run when it is refunded (core/monitoring-runs.ts `refundMonitoringRun`). */
+export type RunRefund = 'refunded' | 'delivered' | 'none';
+
+/** What became of one delivered observation (see core/subscriptions.ts `deliverObservation`). */
+export type DeliveryOutcome =
+  /** charged at the monitoring price; now the subscription's latest observation */
+  | 'charged'
+  /** a `not_found` observation: attached and latest, never charged (40402 is never charged) */
+  | 'free'
+  /** the balance could not cover it (or the account was already paused): detached, not charged */
+  | 'paused'
+  /** the subscription was deleted meanwhile: nothing charged */
+  | 'deleted';

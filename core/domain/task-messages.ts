@@ -1,0 +1,73 @@
+/**
+ * Product tasks (api-spec.md "Task lifecycle"): the `productTask` workflow's input and outcome,
+ * the source-read activity's input and result, and the read urgency that orders reads on the
+ * page-read queue. Plain data only: workflow history carries ids, never HTML.
+ */
+import type { RunDelivery } from './subscription-messages.js';
+import type { WebhookPlan } from './webhook-messages.js';
+
+/** Input of the `productTask` workflow (workflowId = task id). */
+export interface ProductTaskInput {
+  taskId: string;
+  asin: string;
+  /** Marketplace code (`com`, `de`, ...). */
+  marketplace: string;
+  /** Attempts of the source read before the task fails with 50301. */
+  readAttempts: number;
+  /** First retry delay of a failed read, ms. */
+  retryInitialMs: number;
+  /** For live reads: the whole read must finish within this many ms (api-spec.md: 60 s). */
+  budgetMs?: number;
+  /** task_post tasks with a postback_url / pingback_url: deliveries to start once the task finishes. */
+  webhooks?: WebhookPlan;
+}
+
+/**
+ * How urgent a product read is: `live` (a caller is waiting), `high` (task_post priority 2) or
+ * `normal` (task_post priority 1, monitoring). api-spec.md "task_post": priority 2 is processed
+ * before priority 1.
+ */
+export type ReadUrgency = 'live' | 'high' | 'normal';
+
+/**
+ * Temporal priority key of a read (1 = dispatched first; Temporal's default is 3). The key is set
+ * on the `productTask` workflow; its activities, the page read included, inherit it, so when the
+ * page-read queue has a backlog the matching service hands out live reads first, then priority 2
+ * tasks, then priority 1 tasks (Temporal "Task Queue Priority").
+ */
+export const PRIORITY_KEYS: Record<ReadUrgency, number> = { live: 1, high: 2, normal: 3 };
+
+/** The read urgency of a task_post task from its spec priority (1 or 2). */
+export function urgencyOfPriority(priority: number): ReadUrgency {
+  return priority === 2 ? 'high' : 'normal';
+}
+
+/** What the source-read activity returns: the stored observation's id and its status. */
+export interface ReadProductResult {
+  /** Stored observation id, as a decimal string (bigint is not JSON). */
+  observationId: string;
+  status: 'ok' | 'no_bsr' | 'not_found';
+  /** Only when the read was given a task id: the task's status code after the read completed it. */
+  statusCode?: number;
+  /** Only when the read was given a monitoring run: how its observation was paid. */
+  delivery?: RunDelivery;
+}
+
+/** Input of the source-read activity: a task's read, a monitoring run's read, or a plain read. */
+export interface ReadProductInput {
+  asin: string;
+  marketplace: string;
+  /** The monitoring subscription the observation is attached to. */
+  subscriptionId?: number;
+  /** With `subscriptionId`: the reserved monitoring run the read is for (core/monitoring-runs.ts). */
+  monitoringRun?: string;
+  /** The task the read completes. */
+  taskId?: string;
+}
+
+/** How a `productTask` workflow ended. */
+export interface ProductTaskOutcome {
+  taskId: string;
+  statusCode: number;
+  observationId: string | null;
+}
