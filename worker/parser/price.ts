@@ -1,7 +1,7 @@
 /** `price`: the featured offer's price to pay (product-page-contract.md "price"). */
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { MONEY, TAX_NOTES } from './locale.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
