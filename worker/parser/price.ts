@@ -79,7 +79,7 @@ export function parsePrice(text: string, marketplace: Marketplace): Price | null
 }
 
 /** `1.234,56` with decimal `,` -> 1234.56; grouping must be regular, at most 2 decimals. */
-export function parseAmount(num: string, decimal: '.' | ','): number | null {
+function parseAmount(num: string, decimal: '.' | ','): number | null {
   const group = decimal === '.' ? '[,\\s\\u00a0\\u202f]' : '[.\\s\\u00a0\\u202f]';
   const dec = decimal === '.' ? '\\.' : ',';
   const indian = decimal === '.' ? '|\\d{1,2}(?:,\\d{2})+,\\d{3}' : '';
