@@ -182,7 +182,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     return this.foreign > 0;
   }
 
-  // ---- kept parts ----
+  // ---- what is kept ----
 
   /** A start tag ended at `tagEnd`: decides whether the element is kept, then inserts it. */
   private finishStartTag(tagEnd: number, selfClosing: boolean): void {
@@ -265,8 +265,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     }
   }
 
-  // ---- kept parts ----
-
+  /** Keeps the nearest of `from` and its ancestors that passes `test`. */
   private keepClosest(from: El, test: (a: El) => boolean): void {
     for (let a: El | null = from; a; a = a.parent) {
       if (test(a)) {
@@ -284,6 +283,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     if (a.end >= 0 && !listed) this.kept.push(a); // already closed
   }
 
+  /** Text of the page: collected by every open rank-label candidate. */
   private addText(t: string): void {
     for (let i = this.stack.length - 1; i >= 0; i--) this.stack[i]!.text?.push(t);
   }
