@@ -1,6 +1,6 @@
 /** `bsr`: Best Sellers Rank in any layout and language (product-page-contract.md "bsr"). */
 import type { Bsr, CategoryRank } from '../../core/product.js';
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { BSR_LABELS, RANK_CONNECTORS, SEE_TOP_PHRASES, containsAny } from './locale.js';
 import { query } from './query.js';
 import { INLINE_TAGS, clean, parseGroupedInt, textOf } from './text.js';

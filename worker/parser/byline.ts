@@ -1,5 +1,5 @@
 /** `byline`: contributor names or the brand under the title (product-page-contract.md "byline"). */
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { BRAND_WRAPPERS } from './locale.js';
 import { query } from './query.js';
 import { clean, textOf } from './text.js';

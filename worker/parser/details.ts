@@ -1,6 +1,6 @@
 /** `details`: label/value pairs of the product-details sections (product-page-contract.md "details"). */
 import { isBsrLabel } from './bsr.js';
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { REVIEW_LABELS, containsAny } from './locale.js';
 import { query, queryAll } from './query.js';
 import { clean, detailKey, textOf } from './text.js';

@@ -10,30 +10,49 @@
  * nothing. It parses like `new JSDOM(html)`: same parse5 tree builder, scripting disabled (`<noscript>`
  * content is markup), `about:blank` URL.
  *
- * Two jsdom/selector-engine references tie a document to the factory window and are cut on release:
+ * Two references tie a document to the factory window and are cut on release, with public DOM APIs:
  * - every element with an `id` (or a `name`, on some tags) is registered in the window's named-property
- *   table while attached: the document's children are removed;
- * - the selector engine (@asamuzakjp/dom-selector, `_domSelector` on the document implementation)
- *   registers focus/keyboard/mouse listeners on the window for every document: they are dropped as
- *   `window.close()` drops them (the factory window has no listeners of its own), and so is the engine.
+ *   table while attached: the document's children are removed (`replaceChildren`);
+ * - jsdom's selector engine (@asamuzakjp/dom-selector) registers focus/keyboard/mouse listeners on the
+ *   window for every document it serves, when the document is created: the factory window records the
+ *   listeners added while a document is created, and they are removed with `removeEventListener` (the
+ *   factory window has no listeners of its own).
  */
 import './parse5-native.js';
-import { createRequire } from 'node:module';
 import { JSDOM, VirtualConsole, type DOMWindow } from 'jsdom';
 
-const require = createRequire(import.meta.url);
-const idlUtils = require('jsdom/lib/jsdom/living/generated/utils.js') as { implForWrapper(w: unknown): unknown };
-
 /** Documents made by one factory window before it is closed and replaced. */
-export const WINDOW_USES = 200;
+const WINDOW_USES = 200;
 
 let factory: DOMWindow | null = null;
 let uses = 0;
 
+/** A listener added to a factory window. */
+interface AddedListener {
+  type: string;
+  listener: EventListenerOrEventListenerObject;
+  options: boolean | AddEventListenerOptions | undefined;
+}
+
+/** Where the listeners added to a factory window go while a document is being created (null: nowhere). */
+let recording: AddedListener[] | null = null;
+/** The window each live document was made by, and the listeners its creation added there. */
+const registrations = new WeakMap<Document, { win: DOMWindow; added: AddedListener[] }>();
+
+function newFactoryWindow(): DOMWindow {
+  const win = new JSDOM('', { virtualConsole: new VirtualConsole() }).window;
+  const add = win.addEventListener.bind(win);
+  win.addEventListener = (type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void => {
+    recording?.push({ type, listener, options });
+    add(type, listener, options);
+  };
+  return win;
+}
+
 function factoryWindow(): DOMWindow {
   if (!factory || uses >= WINDOW_USES) {
     factory?.close();
-    factory = new JSDOM('', { virtualConsole: new VirtualConsole() }).window;
+    factory = newFactoryWindow();
     uses = 0;
   }
   uses++;
@@ -43,24 +62,25 @@ function factoryWindow(): DOMWindow {
 /** Parses HTML into a jsdom document (no scripts run, nothing loaded). Release it with `releaseDom`. */
 export function createDom(html: string): Document {
   const win = factoryWindow();
-  return new win.DOMParser().parseFromString(html, 'text/html');
+  const added: AddedListener[] = [];
+  recording = added;
+  let doc: Document;
+  try {
+    doc = new win.DOMParser().parseFromString(html, 'text/html');
+  } finally {
+    recording = null;
+  }
+  registrations.set(doc, { win, added });
+  return doc;
 }
 
-/** Releases a document from `createDom`: detaches its tree and drops what ties it to the factory window. */
+/** Releases a document from `createDom`: detaches its tree and removes what ties it to the factory window. */
 export function releaseDom(doc: Document): void {
-  const impl = idlUtils.implForWrapper(doc) as { _domSelector?: unknown; _globalObject?: unknown } | null;
   try {
     doc.replaceChildren();
   } finally {
-    if (impl && '_domSelector' in impl) impl._domSelector = null;
-    const winImpl = impl?._globalObject ? (idlUtils.implForWrapper(impl._globalObject) as { _eventListeners?: unknown } | null) : null;
-    if (winImpl) winImpl._eventListeners = Object.create(null);
+    const reg = registrations.get(doc);
+    registrations.delete(doc);
+    if (reg) for (const l of reg.added) reg.win.removeEventListener(l.type, l.listener, l.options);
   }
-}
-
-/** Closes the factory window (tests, shutdown); the next `createDom` makes a new one. */
-export function closeDomFactory(): void {
-  factory?.close();
-  factory = null;
-  uses = 0;
 }

@@ -1,5 +1,5 @@
 /** `image_url`: the main product image (product-page-contract.md "image_url"). */
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { query } from './query.js';
 
 /** The main image elements, in priority order. */

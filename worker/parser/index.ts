@@ -10,7 +10,8 @@ import { BSR_PARTS, readBsr } from './bsr.js';
 import { BYLINE_PARTS, readByline } from './byline.js';
 import { DETAILS_PARTS, readDetails } from './details.js';
 import { createDom, releaseDom } from './dom.js';
-import { extractFragments, type PageParts } from './fragments.js';
+import { extractFragments } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { IMAGE_PARTS, readImage } from './image.js';
 import { TITLE_PARTS, decidePageKind, readTitle } from './page-kind.js';
 import { stripScriptsAndStyles } from './prepare.js';
@@ -58,14 +59,33 @@ function readFields(doc: Document, html: string, title: string, marketplace: Mar
   return { kind: 'product', fields };
 }
 
+/** What the readers need beside the document: the raw page (the twister JSON is read from it) and its marketplace. */
+export interface PageContext {
+  /** The decoded page (see `decodePage`). */
+  html: string;
+  /** The marketplace the page was read from (currency and number formats). */
+  marketplace: Marketplace;
+}
+
+/**
+ * Reads a page from a jsdom document of the whole page: the page kind first, then every field of a
+ * product page. `parseProductPage` returns the same from the page's fragment document; this is the
+ * path for pages the fragment pass does not serve, and the reference the fragment path is tested against.
+ * @param doc a document of the whole page (scripts are not run; their bodies are never read)
+ * @param page the raw page and its marketplace
+ */
+export function parseProductFromDocument(doc: Document, page: PageContext): PageParse {
+  const kind = decidePageKind(doc);
+  if (kind.kind === 'not_found') return { kind: 'not_found' };
+  if (kind.kind !== 'product') return { kind: kind.kind, reason: kind.reason };
+  return readFields(doc, page.html, kind.title, page.marketplace);
+}
+
 /** The whole page in jsdom (pages without a title, and markup the fragment pass does not follow). */
 function parseWholePage(html: string, marketplace: Marketplace): PageParse {
   const doc = createDom(stripScriptsAndStyles(html));
   try {
-    const kind = decidePageKind(doc);
-    if (kind.kind === 'not_found') return { kind: 'not_found' };
-    if (kind.kind !== 'product') return { kind: kind.kind, reason: kind.reason };
-    return readFields(doc, html, kind.title, marketplace);
+    return parseProductFromDocument(doc, { html, marketplace });
   } finally {
     releaseDom(doc);
   }

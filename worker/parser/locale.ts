@@ -70,13 +70,6 @@ export const RATING_OUT_OF_WORDS: readonly string[] = [
 ];
 export const RATING_JA_PREFIX = '5つ星のうち';
 
-/** Ratings-count words (`1,594 ratings`, `134 Kundenrezensionen`); used only to confirm a count text. */
-export const RATINGS_COUNT_WORDS: readonly string[] = [
-  'rating', 'ratings', 'review', 'reviews', 'customer reviews', 'sternebewertungen', 'kundenrezensionen',
-  'bewertungen', 'évaluations', 'commentaires', 'valutazioni', 'recensioni', 'valoraciones', 'opiniones',
-  'avaliações', 'classificações', '個の評価', '件のカスタマーレビュー', 'レビュー',
-];
-
 /**
  * Brand wrappers around a store/brand name: `[prefix, suffix]` (lower-case), matched case-insensitively.
  * `Visit the SLOWPLAY Store` -> `SLOWPLAY`; `Marque : X` -> `X`.
@@ -160,8 +153,6 @@ export const ERROR_PHRASES: readonly string[] = [
   '問題が発生しました',
 ];
 
-/** Labels of the "Format:" line in media bylines. */
-export const FORMAT_LABELS: readonly string[] = ['format', 'formato', 'formats', 'フォーマット'];
 
 /** How a marketplace writes money. */
 export interface MoneyFormat {

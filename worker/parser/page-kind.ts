@@ -1,5 +1,5 @@
 /** Page-kind decision, made before any field is read (product-page-contract.md "Page kinds"). */
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { CAPTCHA_PHRASES, ERROR_PHRASES, NOT_FOUND_PHRASES, containsAny } from './locale.js';
 import { query } from './query.js';
 import { textOf } from './text.js';

@@ -1,7 +1,7 @@
 /** `price`: the featured offer's price to pay (product-page-contract.md "price"). */
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { MONEY, TAX_NOTES } from './locale.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
@@ -79,7 +79,7 @@ export function parsePrice(text: string, marketplace: Marketplace): Price | null
 }
 
 /** `1.234,56` with decimal `,` -> 1234.56; grouping must be regular, at most 2 decimals. */
-export function parseAmount(num: string, decimal: '.' | ','): number | null {
+function parseAmount(num: string, decimal: '.' | ','): number | null {
   const group = decimal === '.' ? '[,\\s\\u00a0\\u202f]' : '[.\\s\\u00a0\\u202f]';
   const dec = decimal === '.' ? '\\.' : ',';
   const indian = decimal === '.' ? '|\\d{1,2}(?:,\\d{2})+,\\d{3}' : '';

@@ -51,11 +51,6 @@ function indexOf(doc: Document): IdIndex {
   return ix;
 }
 
-/** Elements whose id is exactly `id`, in tree order (`querySelectorAll('#id')`). */
-export function elementsWithId(doc: Document, id: string): readonly Element[] {
-  return indexOf(doc).byId.get(id) ?? [];
-}
-
 /** Elements whose id starts with `prefix`, in tree order (`querySelectorAll('[id^="prefix"]')`). */
 function withIdPrefix(ix: IdIndex, prefix: string): Element[] {
   const out: Element[] = [];

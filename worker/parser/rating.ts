@@ -1,5 +1,5 @@
 /** `rating` and `ratings_count` of the product itself (product-page-contract.md "rating", "ratings_count"). */
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { RATING_JA_PREFIX, RATING_OUT_OF_WORDS } from './locale.js';
 import { query } from './query.js';
 import { clean, parseGroupedInt, textOf } from './text.js';

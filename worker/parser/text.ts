@@ -15,7 +15,7 @@ export function clean(s: string): string {
 }
 
 /** Raw text of a node (before `clean`): script/style never included; `<br>` and block boundaries become spaces. */
-export function rawText(node: Node, exclude?: (el: Element) => boolean): string {
+function rawText(node: Node, exclude?: (el: Element) => boolean): string {
   const out: string[] = [];
   const walk = (n: Node): void => {
     if (n.nodeType === 3) {

@@ -1,6 +1,6 @@
 /** `variant` and `variants`: twister selections and format swatches (product-page-contract.md "variant"). */
 import type { Variant } from '../../core/product.js';
-import type { PageParts } from './fragments.js';
+import type { PageParts } from './page-parts.js';
 import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
