@@ -1,8 +1,15 @@
 /**
- * The browser grid: the one entry point for reading product pages through headless Chromium.
- * It composes the pool of browsers and page slots (browser-pool.ts), one session per read
- * (read-session.ts), the spare pages opened while idle (spare-pages.ts) and the pages held for
- * their callers (held-pages.ts), and releases every slot, page and context it opens, on every path.
+ * The browser grid: the entry point for reading product pages through headless Chromium (callers
+ * also use errors.ts and chrome-path.ts). It releases every slot, page and context it opens, on
+ * every path. The parts, in a read's order:
+ * - browser-pool.ts: the browsers and the page slots on them (`SlotLease`), failover;
+ *   browser-slot.ts: one browser, (re)connected or (re)launched; semaphore.ts: the slot queue.
+ * - read-session.ts: one read on a leased slot (deadline, abort, grid close, error classes from
+ *   read-failure.ts); read-resources.ts: the context and page it opened, closed once.
+ * - page-setup.ts: the context (a spare from spare-pages.ts when ready), cookies, headers, user
+ *   agent; page-capture.ts: the navigation and the document's raw bytes.
+ * - held-pages.ts: a finished read's page kept open until its caller is done with the bytes.
+ * - source-page.ts: the request and answer shapes; errors.ts: what a read throws.
  */
 import { pino, type Logger } from 'pino';
 import type { Config } from '../../core/config.js';
@@ -33,6 +40,7 @@ export interface BrowserGridOptions {
   navTimeoutMs: number;
   /** Stand-in origin (`RETAIL_SOURCE_ORIGIN`): pages are read at `<origin>/<domain>/dp/<ASIN>`. */
   sourceOrigin?: string;
+  /** Where browser starts, failures and reads are logged; unset → nothing is logged. */
   logger?: Logger;
 }
 

@@ -12,11 +12,13 @@ import type { SparePage } from './spare-pages.js';
 
 /** Where the page is opened and for what. */
 export interface PageSetup {
-  /** The slot the read holds, and its connected browser. */
+  /** The slot the read holds (its user agent is cached there). */
   slot: BrowserSlot;
+  /** The slot's connected browser. */
   browser: Browser;
   /** A blank page in its own context on `browser`, opened ahead of time; else one is opened now. */
   spare?: SparePage;
+  /** Decides the cookies (`i18n-prefs` currency, `lc-main` language) and `Accept-Language`. */
   marketplace: Marketplace;
   /** The product URL the page will navigate to (its host receives the cookies). */
   url: string;
