@@ -30,6 +30,7 @@ const STAND_IN_BODY = Buffer.from(STAND_IN_DOCUMENT).toString('base64');
 
 /** What {@link capturePage} needs. */
 export interface CaptureOptions {
+  /** The product URL to navigate to. */
   url: string;
   /** Navigation time limit, ms. */
   timeoutMs: number;
@@ -39,8 +40,11 @@ export interface CaptureOptions {
 
 /** The main document as received. */
 export interface CapturedDocument {
+  /** HTTP status of the main document (after redirects). */
   status: number;
+  /** The body exactly as received on the wire. */
   bytes: Uint8Array;
+  /** The `Content-Type` header, when the response had one. */
   contentType?: string;
 }
 

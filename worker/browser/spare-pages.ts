@@ -1,14 +1,14 @@
 /**
  * Spare pages: per browser, one incognito context with a blank page opened ahead of the next read
  * (while the grid is idle), so that a read does not wait for Chromium to start a renderer process
- * (`newPage` is the largest part of a read's page load: ≈ 150–450 ms on a 2-core VM, BENCHMARKS.md). A spare is never
- * navigated before a read takes it, so it holds no cookies, storage or cache: a read on a spare is
+ * (`newPage` is the largest part of a read's page load). A spare is never navigated before a read
+ * takes it, so it holds no cookies, storage or cache: a read on a spare is
  * as isolated as one on a context opened for it, and is closed after the read like any other.
  */
 import type { Logger } from 'pino';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { BrowserSlot } from './browser-slot.js';
-import { within } from './within.js';
+import { CLOSE_TIMEOUT_MS, within } from './within.js';
 
 /** A blank page in its own incognito context, on `browser`. */
 export interface SparePage {
@@ -16,9 +16,6 @@ export interface SparePage {
   context: BrowserContext;
   page: Page;
 }
-
-/** Longest wait for a spare's context to close, ms. */
-const CLOSE_TIMEOUT_MS = 5_000;
 
 async function discard(spare: SparePage): Promise<void> {
   await within(spare.context.close(), CLOSE_TIMEOUT_MS);

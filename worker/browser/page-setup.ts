@@ -1,0 +1,56 @@
+/**
+ * Prepares the page one read navigates in: a fresh incognito context (a spare one when ready, see
+ * worker/browser/spare-pages.ts) with the marketplace's language and currency pinned
+ * (`i18n-prefs`/`lc-main` cookies, `Accept-Language`) and a user agent without `HeadlessChrome`,
+ * so the source answers as it would a shopper of that marketplace.
+ */
+import type { Browser, Page } from 'puppeteer-core';
+import type { Marketplace } from '../../core/marketplaces.js';
+import type { BrowserSlot } from './browser-slot.js';
+import type { ReadResources } from './read-resources.js';
+import type { SparePage } from './spare-pages.js';
+
+/** Where the page is opened and for what. */
+export interface PageSetup {
+  /** The slot the read holds (its user agent is cached there). */
+  slot: BrowserSlot;
+  /** The slot's connected browser. */
+  browser: Browser;
+  /** A blank page in its own context on `browser`, opened ahead of time; else one is opened now. */
+  spare?: SparePage;
+  /** Decides the cookies (`i18n-prefs` currency, `lc-main` language) and `Accept-Language`. */
+  marketplace: Marketplace;
+  /** The product URL the page will navigate to (its host receives the cookies). */
+  url: string;
+}
+
+/**
+ * Opens (or takes the spare) context and page, hands each to `resources` as soon as it exists (so
+ * an interrupted read still closes it), and pins language, currency and user agent.
+ * @throws ReadStoppedError when the read is over between two steps; puppeteer's errors otherwise.
+ */
+export async function prepareReadPage(setup: PageSetup, resources: ReadResources): Promise<Page> {
+  const { browser, spare, marketplace, url } = setup;
+  const context = spare?.context ?? (await browser.createBrowserContext());
+  resources.adoptContext(context);
+  if (spare) resources.adoptPage(spare.page);
+  resources.throwIfStopped();
+  const host = new URL(url).hostname;
+  await context.setCookie(
+    { name: 'i18n-prefs', value: marketplace.currency, domain: host, path: '/' },
+    { name: 'lc-main', value: marketplace.language, domain: host, path: '/' },
+  );
+  resources.throwIfStopped();
+  let page = resources.currentPage;
+  if (!page) {
+    page = await context.newPage();
+    resources.adoptPage(page);
+  }
+  resources.throwIfStopped();
+  await Promise.all([
+    page.setExtraHTTPHeaders({ 'Accept-Language': marketplace.acceptLanguage }),
+    page.setUserAgent({ userAgent: await setup.slot.headfulUserAgent(browser) }),
+  ]);
+  resources.throwIfStopped();
+  return page;
+}

@@ -1,0 +1,38 @@
+/**
+ * What a read asks for and what it answers: the shapes shared by the grid, its read sessions and
+ * the product-read activity.
+ */
+import type { Marketplace } from '../../core/marketplaces.js';
+
+/** One read: the product page of `asin` on `marketplace`. */
+export interface ReadRequest {
+  marketplace: Marketplace;
+  /** 10 characters, letters and digits; upper-cased in the URL. */
+  asin: string;
+  /** Aborting rejects the read with `ReadCancelledError` after its page and context are closed. */
+  signal?: AbortSignal;
+}
+
+/** The main document of a product page as the source answered it (not interpreted). */
+export interface SourcePage {
+  /** HTTP status of the main document (404 and 5xx are returned, not thrown). */
+  httpStatus: number;
+  /** The body exactly as received (any charset; not re-encoded). */
+  bytes: Uint8Array;
+  /** The `Content-Type` header, when the response had one. */
+  contentType?: string;
+  /** The URL navigated to. */
+  requestedUrl: string;
+  /** Time from acquiring a page slot to having the bytes (context setup + navigation), ms. Queue wait excluded. */
+  loadMs: number;
+  /**
+   * Tells the grid that the caller is done with the page (bytes parsed, observation stored): its
+   * page and context close `CLOSE_AFTER_DONE_MS` later. A read that was the grid's only one holds
+   * them until then, so that Chromium's teardown (a renderer exiting) does not compete for the CPU
+   * with the caller's parse and database writes; with other reads under way they close at once, as
+   * soon as the bytes are taken. Idempotent; when it is not called, they close when the next read
+   * starts, at grid close, or after `RELEASE_TIMEOUT_MS`. Absent on pages that do not come from a
+   * grid (worker/browser/held-pages.ts).
+   */
+  done?: () => void;
+}
