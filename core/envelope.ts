@@ -1,6 +1,7 @@
 /**
  * The response envelope and task objects (api-spec.md "Envelope", "Task").
  */
+import { roundUsd, sumUsd } from './domain/money.js';
 import { API_VERSION } from './version.js';
 import { statusMessage } from './status-codes.js';
 
@@ -31,11 +32,6 @@ export interface Envelope {
 /** Elapsed time text: `'<seconds> sec.'` since `startedAt` (ms, performance.now()). */
 export function elapsed(startedAt: number): string {
   return `${((performance.now() - startedAt) / 1000).toFixed(4)} sec.`;
-}
-
-/** Rounds a USD sum to 6 decimals so floating sums print cleanly. */
-function roundUsd(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
 }
 
 /** Builds a task object; `result` null unless given; `status_message` from the code unless given. */
@@ -70,7 +66,7 @@ export function envelope(startedAt: number, tasks: TaskObject[], code = 20000, m
     status_code: code,
     status_message: message ?? statusMessage(code),
     time: elapsed(startedAt),
-    cost: roundUsd(tasks.reduce((sum, t) => sum + t.cost, 0)),
+    cost: sumUsd(tasks.map((t) => t.cost)),
     tasks_count: tasks.length,
     tasks_error: tasks.filter((t) => t.status_code >= 40000).length,
     tasks,
