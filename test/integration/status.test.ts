@@ -9,7 +9,7 @@ import { createAccount } from '../../api/admin/accounts.js';
 import { newTaskId } from '../../core/ids.js';
 import { MARKETPLACE_CODES } from '../../core/marketplaces.js';
 import { pruneSourceReads, type SourceReadOutcome } from '../../core/source-reads.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { gqlClient } from '../support/graphql.js';
 import { apiClient } from '../support/http.js';
 
