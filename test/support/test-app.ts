@@ -86,8 +86,8 @@ export interface TestApp {
   gql(auth?: { login?: string; key: string }): GqlClient;
   /**
    * Another app on the same database (a Prisma client of its own, as another API process has),
-   * listening; closed with this one. `env` replaces the options' `env` over the test defaults;
-   * `logger` replaces the logger.
+   * listening; closed with this one. `env` replaces the options' `env` over the test defaults
+   * (real launchers then use its TEMPORAL_NAMESPACE); `logger` replaces the logger.
    */
   another(options?: { env?: Record<string, string>; logger?: Logger }): Promise<{ url: string; koa: Koa<AppState>; close(): Promise<void> }>;
   close(): Promise<void>;
@@ -153,16 +153,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     const prisma = owned.prisma;
 
     const rec = recorders();
-    let launcher = options.launcher ?? rec.launcher;
-    let monitors: MonitorLauncher | undefined = options.monitors === false ? undefined : (options.monitors ?? rec.monitors);
+    let connection: Connection | undefined;
     if (options.temporal) {
-      const connection = await Connection.connect({ address: options.temporal.address });
-      cleanups.push(() => connection.close());
-      const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-      launcher = options.launcher ?? temporalTaskLauncher(client, config);
-      if (options.monitors !== false) monitors = options.monitors ?? temporalMonitorLauncher(client, config);
+      connection = await Connection.connect({ address: options.temporal.address });
+      cleanups.push(() => connection!.close());
     }
-    const deps: AppDeps = { config, prisma, launcher, monitors, logger };
+    /** The launchers of an app with `appConfig`: the test's own, else real ones (its namespace), else recording ones. */
+    const launchersFor = (appConfig: Config): Pick<AppDeps, 'launcher' | 'monitors'> => {
+      const client = connection && new Client({ connection, namespace: appConfig.TEMPORAL_NAMESPACE });
+      const launcher = options.launcher ?? (client ? temporalTaskLauncher(client, appConfig) : rec.launcher);
+      if (options.monitors === false) return { launcher, monitors: undefined };
+      return { launcher, monitors: options.monitors ?? (client ? temporalMonitorLauncher(client, appConfig) : rec.monitors) };
+    };
+    const deps: AppDeps = { config, prisma, logger, ...launchersFor(config) };
     const koa = buildApp(deps);
     let url: string | undefined;
     if (options.listen !== false) {
@@ -184,7 +187,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       async another(other = {}) {
         const otherPrisma = createPrisma(dbUrl, pool);
         const otherConfig = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', LIVE_BUDGET: '300ms', ...(other.env ?? options.env) });
-        const otherKoa = buildApp({ ...deps, prisma: otherPrisma, config: otherConfig, logger: other.logger ?? logger });
+        const otherKoa = buildApp({ ...deps, ...launchersFor(otherConfig), prisma: otherPrisma, config: otherConfig, logger: other.logger ?? logger });
         const served = await listen(otherKoa);
         let closing: Promise<void> | undefined;
         const close = () => (closing ??= (async () => { await closeServer(served.server); await flushUsage(otherPrisma); await otherPrisma.$disconnect(); })());
