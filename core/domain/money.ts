@@ -8,7 +8,7 @@
 /** Micro-dollars in one USD (NUMERIC(18,6): 6 decimals). */
 export const MICROS_PER_USD = 1_000_000;
 
-/** `amount` USD as whole micro-dollars (rounded half away from zero on the 6th decimal, as `Math.round`). */
+/** `amount` USD as whole micro-dollars (rounded half up on the 6th decimal, as `Math.round`). */
 export function toMicros(amount: number): number {
   return Math.round(amount * MICROS_PER_USD);
 }

@@ -16,7 +16,7 @@ describe('6-decimal amounts', () => {
     expect(usdText(12.5)).toBe('12.500000');
   });
 
-  it('amounts below a micro-dollar round to 6 decimals, half away from zero', () => {
+  it('amounts below a micro-dollar round to 6 decimals, half up', () => {
     expect(usdText(0.0000004)).toBe('0.000000');
     expect(usdText(0.0000005)).toBe('0.000001');
     expect(usdText(0.0000015)).toBe('0.000002');
