@@ -4,18 +4,18 @@
  * the `accounts_balance_non_negative` CHECK). Amounts are USD.
  */
 import type { Prisma, PrismaClient } from './db/prisma.js';
+import { usdText } from './domain/money.js';
 
 type Tx = Prisma.TransactionClient | PrismaClient;
 
-/** USD amount as the exact decimal text stored in NUMERIC(18,6). */
-export function usd(amount: number): string {
-  return (Math.round(amount * 1e6) / 1e6).toFixed(6);
-}
+/** USD amount as the exact decimal text stored in NUMERIC(18,6) (core/domain/money.ts `usdText`). */
+export const usd = usdText;
 
 /**
  * Charges `amount` USD if the balance covers it, and records the ledger entry, in one statement
  * (conditional balance UPDATE and ledger INSERT in one CTE; inside `tx` when given one). `runKey`
- * names the charge of one monitoring run (unique: a retried run cannot charge twice).
+ * names the charge of one monitoring run (unique: a retried run cannot charge twice). The balance
+ * moves as core/domain/money.ts `balanceAfterCharge` says, atomically in SQL.
  * @returns the balance after the charge, or `null` when the balance does not cover it (40200).
  */
 export async function tryCharge(

@@ -1,63 +1,6 @@
 /**
  * Plans and their price table (`rates`, USD per unit) and default rate limits
- * (api-spec.md "Limits": reported in user_data; numeric values are ours to set).
+ * (api-spec.md "Limits": reported in user_data; numeric values are ours to set). The table and its
+ * arithmetic are pure and live in core/domain/pricing.ts.
  */
-export interface Rates {
-  /** task_post, priority 1, per task. */
-  task_post: number;
-  /** task_post, priority 2, per task. */
-  task_post_high: number;
-  /** live, per task. */
-  live: number;
-  /** history, per body element. */
-  history: number;
-  /** monitoring, per delivered observation. */
-  monitoring: number;
-}
-
-/** Features a plan may lack; using one answers 403 / 40600 (api-spec.md "Errors"). */
-export interface PlanFeatures {
-  /** POST live. */
-  live: boolean;
-  /** task_post priority 2. */
-  highPriority: boolean;
-}
-
-export interface Plan {
-  name: string;
-  rates: Rates;
-  features: PlanFeatures;
-  /** Default requests per minute per account. */
-  requestsPerMinute: number;
-  /** Default tasks per minute per account. */
-  tasksPerMinute: number;
-}
-
-export const PLANS: Record<string, Plan> = {
-  basic: {
-    name: 'basic',
-    rates: { task_post: 0.0012, task_post_high: 0.0024, live: 0.004, history: 0.0005, monitoring: 0.001 },
-    features: { live: false, highPriority: false },
-    requestsPerMinute: 120,
-    tasksPerMinute: 1200,
-  },
-  standard: {
-    name: 'standard',
-    rates: { task_post: 0.0015, task_post_high: 0.003, live: 0.004, history: 0.0005, monitoring: 0.001 },
-    features: { live: true, highPriority: true },
-    requestsPerMinute: 600,
-    tasksPerMinute: 6000,
-  },
-  business: {
-    name: 'business',
-    rates: { task_post: 0.001, task_post_high: 0.002, live: 0.003, history: 0.0003, monitoring: 0.0007 },
-    features: { live: true, highPriority: true },
-    requestsPerMinute: 2_000,
-    tasksPerMinute: 20_000,
-  },
-};
-
-/** The plan named `name`, else `standard`. */
-export function planOf(name: string): Plan {
-  return PLANS[name] ?? PLANS.standard!;
-}
+export { PLANS, planOf, taskPostPrice, type Plan, type PlanFeatures, type Rates, type TaskPriority } from './domain/pricing.js';

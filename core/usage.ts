@@ -9,35 +9,13 @@
  */
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import { sqlOf, type Statement } from './db/sql.js';
+import { usdText } from './domain/money.js';
+import { addIncrement, deltaCost, mergeDelta, sumUsage, utcDay, writeOrder, type PendingUsage, type UsageTotals } from './domain/usage-counts.js';
 import { createLogger, type Logger } from './logger.js';
-import { usd } from './ledger.js';
+
+export { addDays, daysBetween, sumUsage, utcDay, type UsageTotals } from './domain/usage-counts.js';
 
 type Db = Prisma.TransactionClient | PrismaClient;
-
-const DAY_MS = 24 * 3600 * 1000;
-
-/** Requests, tasks and USD cost of some period or endpoint. */
-export interface UsageTotals {
-  requests: number;
-  tasks: number;
-  /** USD. */
-  cost: number;
-}
-
-/** The UTC day of `at` as `YYYY-MM-DD`. */
-export function utcDay(at: Date = new Date()): string {
-  return at.toISOString().slice(0, 10);
-}
-
-/** `day` (`YYYY-MM-DD`) moved by `days` whole UTC days. */
-export function addDays(day: string, days: number): string {
-  return utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
-}
-
-/** Number of days from `from` to `to`, both `YYYY-MM-DD` (0 when equal, negative when `to` is earlier). */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
-}
 
 /** How long a metered request may wait before its counts are written (ms). */
 export const USAGE_FLUSH_MS = 1_000;
@@ -53,15 +31,6 @@ export interface UsageEntry {
   at?: Date;
 }
 
-interface Delta {
-  accountId: number;
-  day: string;
-  endpoint: string;
-  requests: number;
-  tasks: number;
-  /** Cost in micro-dollars (integers add exactly). */
-  micros: number;
-}
 
 const ADD_DELTAS: Statement = {
   name: 'usage:add-deltas',
@@ -75,7 +44,7 @@ const ADD_DELTAS: Statement = {
 
 /** The usage counters not yet written by one Prisma client's process. */
 class UsageMeter {
-  private pending = new Map<string, Delta>();
+  private pending: PendingUsage = new Map();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private failures = 0;
@@ -84,16 +53,7 @@ class UsageMeter {
   constructor(private readonly prisma: PrismaClient) {}
 
   add(entry: UsageEntry): void {
-    const day = utcDay(entry.at);
-    const key = `${entry.accountId}|${day}|${entry.endpoint}`;
-    let delta = this.pending.get(key);
-    if (!delta) {
-      delta = { accountId: entry.accountId, day, endpoint: entry.endpoint, requests: 0, tasks: 0, micros: 0 };
-      this.pending.set(key, delta);
-    }
-    delta.requests += 1;
-    delta.tasks += Math.max(0, Math.trunc(entry.tasks));
-    delta.micros += Math.round(entry.cost * 1e6);
+    addIncrement(this.pending, { accountId: entry.accountId, day: utcDay(entry.at), endpoint: entry.endpoint, tasks: entry.tasks, cost: entry.cost });
     this.schedule();
   }
 
@@ -122,13 +82,12 @@ class UsageMeter {
 
   private async writeOnce(): Promise<void> {
     if (this.pending.size === 0) return;
-    // Sorted, so that concurrent writers (other API processes) lock the rows in the same order.
-    const batch = [...this.pending.values()].sort((a, b) => a.accountId - b.accountId || a.day.localeCompare(b.day) || a.endpoint.localeCompare(b.endpoint));
+    const batch = writeOrder(this.pending);
     this.pending = new Map();
     try {
       await sqlOf(this.prisma).query(ADD_DELTAS, [
         batch.map((d) => d.accountId), batch.map((d) => d.day), batch.map((d) => d.endpoint),
-        batch.map((d) => d.requests), batch.map((d) => d.tasks), batch.map((d) => usd(d.micros / 1e6)),
+        batch.map((d) => d.requests), batch.map((d) => d.tasks), batch.map((d) => usdText(deltaCost(d))),
       ]);
       this.failures = 0;
     } catch (error) {
@@ -136,21 +95,11 @@ class UsageMeter {
         this.log().error({ err: error, lost: batch }, 'usage counters dropped after repeated write failures');
         this.failures = 0;
       } else {
-        for (const d of batch) this.restore(d);
+        for (const d of batch) mergeDelta(this.pending, d);
         this.schedule();
       }
       throw error;
     }
-  }
-
-  private restore(d: Delta): void {
-    const key = `${d.accountId}|${d.day}|${d.endpoint}`;
-    const newer = this.pending.get(key);
-    if (newer) {
-      newer.requests += d.requests;
-      newer.tasks += d.tasks;
-      newer.micros += d.micros;
-    } else this.pending.set(key, d);
   }
 }
 
@@ -198,19 +147,6 @@ export async function usageRows(db: Db, accountId: number, from: string, to: str
     orderBy: [{ day: 'asc' }, { endpoint: 'asc' }],
   });
   return rows.map((r) => ({ day: utcDay(r.day), endpoint: r.endpoint, requests: r.requests, tasks: r.tasks, cost: Number(r.cost) }));
-}
-
-/** Sums rows; costs are added in micro-dollars so the USD total prints exactly. */
-export function sumUsage(rows: readonly UsageTotals[]): UsageTotals {
-  let micros = 0;
-  const totals = { requests: 0, tasks: 0, cost: 0 };
-  for (const r of rows) {
-    totals.requests += r.requests;
-    totals.tasks += r.tasks;
-    micros += Math.round(r.cost * 1e6);
-  }
-  totals.cost = micros / 1e6;
-  return totals;
 }
 
 /** Usage of an account from `from` to `to` (UTC days, inclusive), summed over endpoints. */

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveAccessRequest, loginBase } from '../../api/admin/access-requests.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 let app: TestApp;

@@ -5,50 +5,31 @@
  * event loop free to serve it. Effects are checked over HTTP against buildApp.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
-import type { TaskLauncher } from '../../api/services/task-launcher.js';
-import { loadConfig } from '../../core/config.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
-import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
-import { createLogger } from '../../core/logger.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { PLANS } from '../../core/pricing.js';
 import { repoRoot } from '../support/env.js';
 import { apiClient } from '../support/http.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const run = promisify(execFile);
 const tsx = path.join(repoRoot, 'node_modules/.bin/tsx');
+let app: TestApp;
 let dataDir: string;
-let embedded: EmbeddedPostgres;
 let prisma: PrismaClient;
-let server: Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-cli-'));
-  embedded = await startEmbeddedPostgres(dataDir);
-  await applyMigrations(embedded.url);
-  prisma = createPrisma(embedded.url, 1);
-  const launcher: TaskLauncher = { start: async () => undefined, startWebhooks: async () => undefined, waitFor: async () => false, cancel: async () => undefined };
-  const app = buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', TRUST_PROXY: '1' }), prisma, launcher, logger: createLogger('silent') });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startTestApp({ monitors: false, env: { TRUST_PROXY: '1' } });
+  ({ dataDir, prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
-  server?.close();
-  await prisma?.$disconnect();
-  await embedded?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 /** Runs `admin <args>`; resolves with exit code, stdout and stderr (never rejects on a non-zero exit). */

@@ -4,28 +4,19 @@
  * launcher at the Temporal boundary: these tests are about what the API answers, not the reads.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
 import { createAccount } from '../../api/admin/accounts.js';
 import type { TaskLauncher } from '../../api/services/task-launcher.js';
-import { loadConfig } from '../../core/config.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
 import { MIGRATIONS_DIR, applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
-import { createLogger } from '../../core/logger.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import { apiClient, type ApiClient } from '../support/http.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const price = PLANS.standard!.rates.task_post;
-let dataDir: string;
-let embedded: EmbeddedPostgres;
+let app: TestApp;
 let prisma: PrismaClient;
-let server: Server;
 let baseUrl: string;
 let started: string[];
 /** Webhook deliveries asked for: with the task's workflow, or at once by the API (reuse window). */
@@ -33,17 +24,7 @@ const webhookStarts: { taskId: string; kinds: string[]; from: 'productTask' | 'a
 let rich: { login: string; api_key: string };
 let api: ApiClient;
 
-async function listen(app: ReturnType<typeof buildApp>): Promise<{ server: Server; url: string }> {
-  const s = app.listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  return { server: s, url: `http://127.0.0.1:${(s.address() as AddressInfo).port}` };
-}
-
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-api-'));
-  embedded = await startEmbeddedPostgres(dataDir);
-  await applyMigrations(embedded.url);
-  prisma = createPrisma(embedded.url, 1);
   started = [];
   const launcher: TaskLauncher = {
     start: async (input) => { started.push(input.taskId); if (input.webhookKinds?.length) webhookStarts.push({ taskId: input.taskId, kinds: input.webhookKinds, from: 'productTask' }); },
@@ -51,17 +32,14 @@ beforeAll(async () => {
     waitFor: async () => false,
     cancel: async () => undefined,
   };
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', LIVE_BUDGET: '200ms' });
-  ({ server, url: baseUrl } = await listen(buildApp({ config, prisma, launcher, logger: createLogger('silent') })));
+  app = await startTestApp({ launcher, monitors: false, env: { LIVE_BUDGET: '200ms' } });
+  ({ prisma, url: baseUrl } = app);
   rich = await createAccount(prisma, { login: 'rich', email: 'rich@example.com', balance: 100 });
   api = apiClient(baseUrl, { login: 'rich', key: rich.api_key });
 });
 
 afterAll(async () => {
-  server?.close();
-  await prisma?.$disconnect();
-  await embedded?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 function expectEnvelope(body: any, code: number) {
@@ -84,11 +62,8 @@ describe('system endpoints', () => {
   });
 
   it('GET /ready answers 503 listing every migration folder, in order, on an unmigrated database; 200 once migrated', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-unmigrated-'));
-    const db = await startEmbeddedPostgres(dir);
-    const bare = createPrisma(db.url, 1);
-    const app = buildApp({ config: loadConfig({ DATA_DIR: dir }), prisma: bare, launcher: {} as TaskLauncher, logger: createLogger('silent') });
-    const { server: s, url } = await listen(app);
+    const bare = await startTestApp({ migrate: false, monitors: false });
+    const url = bare.url;
     try {
       const res = await apiClient(url).get('/ready');
       expect(res.status).toBe(503);
@@ -97,15 +72,12 @@ describe('system endpoints', () => {
       const folders = fs.readdirSync(MIGRATIONS_DIR, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
       expect(folders).toContain('20261121000000_init');
       expect(res.body.pending_migrations).toEqual(folders);
-      await applyMigrations(db.url);
+      await applyMigrations(bare.dbUrl);
       const after = await apiClient(url).get('/ready');
       expect(after.status).toBe(200);
       expect(after.body).toEqual({ status: 'ready', database: true, pending_migrations: [] });
     } finally {
-      s.close();
-      await bare.$disconnect();
-      await db.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await bare.close();
     }
   });
 });

@@ -8,7 +8,7 @@ import { createAccount } from '../../api/admin/accounts.js';
 import { hashApiKey } from '../../core/api-keys.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { PLANS } from '../../core/pricing.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
 const KEY_RE = /^rda_live_[A-Za-z0-9_-]{40}$/;

@@ -11,8 +11,6 @@
  *   the scrapers; with METRICS_LISTEN (the real `startApiServer`, on a Temporal dev server) it is
  *   served on that address and not on the API port; a listener of its own honours the token too.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -20,35 +18,25 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { startApiServer, type ApiServer } from '../../api/server.js';
 import { STATUS_CACHE_MS } from '../../api/services/status.js';
 import { loadConfig } from '../../core/config.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
-import { applyMigrations } from '../../core/db/migrator.js';
 import { DB_GAUGE_CACHE_MS } from '../../core/metrics.js';
 import { startMetricsServer } from '../../core/metrics-server.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
-import { countingPrisma, gqlClient, listenApp } from '../support/graphql.js';
+import { gqlClient } from '../support/graphql.js';
+import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 const TOKEN = 'metrics-test-token-0123456789';
 
-let dataDir: string;
-let db: EmbeddedPostgres;
 let counting: ReturnType<typeof countingPrisma>;
 /** The app on the counting client, /metrics behind TOKEN on its port. It is built first, so the tasks gauge reads through the counting client. */
-let app: Awaited<ReturnType<typeof listenApp>>;
+let app: TestApp;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-caching-'));
-  db = await startEmbeddedPostgres(dataDir);
-  await applyMigrations(db.url);
-  counting = countingPrisma(db.url);
-  app = await listenApp(counting.prisma, { dataDir, env: { METRICS_TOKEN: TOKEN } });
+  app = await startTestApp({ prismaFor: (url) => (counting = countingPrisma(url)), env: { METRICS_TOKEN: TOKEN } });
 });
 
 afterAll(async () => {
-  app?.close();
-  await counting?.close();
-  await db?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 afterEach(() => {
@@ -133,22 +121,16 @@ describe('/metrics', () => {
   it('without METRICS_TOKEN and METRICS_LISTEN the API port answers 404 and a warning says why', async () => {
     const lines: { level: number; msg: string }[] = [];
     const sink = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
-    const { buildApp } = await import('../../api/app.js');
-    const noMetrics = buildApp({
-      config: loadConfig({ DATA_DIR: dataDir }), prisma: counting.prisma, logger: pino({ level: 'warn' }, sink),
-      launcher: { start: async () => undefined, startWebhooks: async () => undefined, waitFor: async () => false, cancel: async () => undefined },
-    }).listen(0, '127.0.0.1');
+    const noMetrics = await app.another({ env: {}, logger: pino({ level: 'warn' }, sink) });
     try {
-      await new Promise((r) => noMetrics.once('listening', r));
-      const base = `http://127.0.0.1:${(noMetrics.address() as { port: number }).port}`;
       for (const token of [undefined, TOKEN]) {
-        const res = await scrape(base, token);
+        const res = await scrape(noMetrics.url, token);
         expect(res.status).toBe(404);
         expect((await res.json()).status_code).toBe(40400);
       }
       expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringMatching(/\/metrics is not served: set METRICS_TOKEN .* or METRICS_LISTEN/) }));
     } finally {
-      noMetrics.close();
+      await noMetrics.close();
     }
   });
 
@@ -157,8 +139,8 @@ describe('/metrics', () => {
     let api: ApiServer;
 
     beforeAll(async () => {
-      temporal = await startTemporalDevServer({ uiPort: false, logFile: path.join(dataDir, 'temporal.log') });
-      const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', METRICS_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'silent' });
+      temporal = await startTemporalDevServer({ uiPort: false, logFile: path.join(app.dataDir, 'temporal.log') });
+      const config = loadConfig({ DATA_DIR: app.dataDir, PORT: '0', METRICS_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'silent' });
       api = await startApiServer({ config, prisma: counting.prisma, temporalAddress: temporal.address, logger: pino({ level: 'silent' }) });
     }, 120_000);
 

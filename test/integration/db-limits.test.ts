@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { loadConfig } from '../../core/config.js';
 import { openDatabase } from '../../core/db/database.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';

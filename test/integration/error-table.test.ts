@@ -4,16 +4,11 @@
  * status_code inside an HTTP 200 envelope). The last test checks that every row and level was hit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
 import { createAccount } from '../../api/admin/accounts.js';
-import { loadConfig } from '../../core/config.js';
-import { createPrisma } from '../../core/db/prisma.js';
-import { createLogger } from '../../core/logger.js';
 import { storeObservation } from '../../core/observations.js';
 import { STATUS_CODES } from '../../core/domain/status-codes.js';
 import { failTask } from '../../core/tasks.js';
-import type { TaskLauncher } from '../../api/services/task-launcher.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
 let app: TestApp;
@@ -154,15 +149,11 @@ describe('api-spec.md "Errors", row by row', () => {
   });
 
   it('50000 Internal error: request level', async () => {
-    const broken = createPrisma('postgresql://nobody@127.0.0.1:1/none', 1);
-    const server = buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), prisma: broken, launcher: {} as TaskLauncher, logger: createLogger('silent') }).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
+    const broken = await startTestApp({ database: 'down', monitors: false });
     try {
-      const port = (server.address() as { port: number }).port;
-      requestLevel(await apiClient(`http://127.0.0.1:${port}`, { key: apiKey }).get('/v1/retail/product/tasks_ready'), 50000, 500);
+      requestLevel(await apiClient(broken.url, { key: apiKey }).get('/v1/retail/product/tasks_ready'), 50000, 500);
     } finally {
-      server.close();
-      await broken.$disconnect();
+      await broken.close();
     }
   });
 

@@ -14,11 +14,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { QUERY_LIMITS } from '../../api/graphql/builder.js';
-import { createGraphQLServer } from '../../api/graphql/yoga.js';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
-import { countingPrisma, gqlClient, listenApp, recordingLauncher, type GqlResponse } from '../support/graphql.js';
+import { gqlClient, type GqlResponse } from '../support/graphql.js';
+import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 /** Price of one normal-priority task_post task on the default plan (USD). */
@@ -27,7 +24,8 @@ const TASK_PRICE = 0.0015;
 const STRICT = { accept: 'application/graphql-response+json' } as const;
 
 let app: TestApp;
-let production: Awaited<ReturnType<typeof listenApp>>;
+/** A second app on the same database with NODE_ENV=production. */
+let production: Awaited<ReturnType<TestApp['another']>>;
 let seq = 0;
 
 async function account(limits: { requestsPerMinute?: number; tasksPerMinute?: number } = {}, balance = 10) {
@@ -62,11 +60,10 @@ const refusal = (res: GqlResponse) => [res.status, res.body.errors?.[0]?.extensi
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
-  production = await listenApp(app.prisma, { dataDir: app.dataDir, env: { NODE_ENV: 'production' } });
+  production = await app.another({ env: { NODE_ENV: 'production' } });
 });
 
 afterAll(async () => {
-  production?.close();
   await app?.close();
 });
 
@@ -108,7 +105,7 @@ describe('document limits', () => {
   it('each limit is 40000 / HTTP 400 naming it, decided before authentication and before any SQL', async () => {
     const counting = countingPrisma(app.dbUrl);
     try {
-      const yoga = createGraphQLServer({ config: loadConfig({ DATA_DIR: app.dataDir }), prisma: counting.prisma, launcher: recordingLauncher(), logger: createLogger('silent') });
+      const yoga = app.yoga({ prisma: counting.prisma });
       // A key that does not exist: authentication would answer 401; the limits answer first.
       const gql = gqlClient(yoga, { key: 'rda_live_not_a_key' });
       const deep = `{ __type(name: "Query") ${'{ ofType '.repeat(QUERY_LIMITS.depth)}{ name }${' }'.repeat(QUERY_LIMITS.depth)} }`;

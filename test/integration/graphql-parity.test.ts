@@ -8,12 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { storeObservation } from '../../core/observations.js';
 import type { Product } from '../../core/product.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
-import { authorization, gqlClient, listenApp, type GqlClient } from '../support/graphql.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { authorization, gqlClient, type GqlClient } from '../support/graphql.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
 let app: TestApp;
-let full: Awaited<ReturnType<typeof listenApp>>;
 let seq = 0;
 
 /** What both sides answered, normalised: request code, task codes, reported cost, balance delta. */
@@ -43,8 +42,8 @@ async function pair(balance: number, plan = 'standard'): Promise<Pair> {
   const r = await createAccount(app.prisma, { login: `rest${n}`, email: `rest${n}@example.com`, balance, plan });
   const g = await createAccount(app.prisma, { login: `gql${n}`, email: `gql${n}@example.com`, balance, plan });
   return {
-    rest: apiClient(full.url, { login: r.login, key: r.api_key }),
-    gql: gqlClient(full.url, { key: g.api_key }),
+    rest: apiClient(app.url, { login: r.login, key: r.api_key }),
+    gql: gqlClient(app.url, { key: g.api_key }),
     restId: r.id, gqlId: g.id, restKey: r.api_key, gqlKey: g.api_key,
   };
 }
@@ -97,11 +96,9 @@ function product(asin: string, status: Product['status'] = 'ok', at = new Date()
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
-  full = await listenApp(app.prisma, { dataDir: app.dataDir });
 });
 
 afterAll(async () => {
-  full?.close();
   await app?.close();
 });
 
@@ -273,6 +270,6 @@ describe('addSubscriptions / deleteSubscriptions = POST /v1/retail/monitoring/ad
 
 /** DELETE over REST with the pair's REST credentials (the shared client has GET and POST only). */
 async function del(p: Pair, path: string): Promise<{ body: any }> {
-  const res = await fetch(full.url + path, { method: 'DELETE', headers: { authorization: authorization({ key: p.restKey }) } });
+  const res = await fetch(app.url + path, { method: 'DELETE', headers: { authorization: authorization({ key: p.restKey }) } });
   return { body: await res.json() };
 }

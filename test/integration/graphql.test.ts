@@ -8,17 +8,15 @@ import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { CONNECTION_SIZE, QUERY_LIMITS } from '../../api/graphql/builder.js';
-import { createGraphQLServer, type GraphQLServer } from '../../api/graphql/yoga.js';
+import type { GraphQLServer } from '../../api/graphql/yoga.js';
 import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
 import { storeObservation } from '../../core/observations.js';
 import type { Product } from '../../core/product.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
-import { countingPrisma, gqlClient, listenApp, recordingLauncher, recordingMonitors, type GqlClient } from '../support/graphql.js';
+import { gqlClient, type GqlClient } from '../support/graphql.js';
+import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 let app: TestApp;
-let full: Awaited<ReturnType<typeof listenApp>>;
 let yoga: GraphQLServer;
 let seq = 0;
 
@@ -52,12 +50,10 @@ const ADD = 'mutation($s: [SubscriptionInput!]!) { addSubscriptions(subscription
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
-  full = await listenApp(app.prisma, { dataDir: app.dataDir });
-  yoga = createGraphQLServer({ config: full.config, prisma: app.prisma, launcher: recordingLauncher(), monitors: recordingMonitors(), logger: createLogger('silent') });
+  yoga = app.yoga();
 });
 
 afterAll(async () => {
-  full?.close();
   await app?.close();
 });
 
@@ -78,15 +74,15 @@ describe('account isolation: A reaches none of B\'s tasks, subscriptions or keys
   beforeAll(async () => {
     a = await account();
     b = await account();
-    const bRest = apiClient(full.url, { login: b.login, key: b.api_key });
+    const bRest = apiClient(app.url, { login: b.login, key: b.api_key });
     const posted = await bRest.post('/v1/retail/product/task_post', [{ asin: 'B0ISO00001', marketplace: 'com', tag: 'b-tag' }, { asin: 'B0ISO00002', marketplace: 'com' }]);
     bTasks.push(...posted.body.tasks.map((t: any) => t.id));
-    const aPosted = await apiClient(full.url, { key: a.api_key }).post('/v1/retail/product/task_post', [{ asin: 'B0ISO00003', marketplace: 'com' }]);
+    const aPosted = await apiClient(app.url, { key: a.api_key }).post('/v1/retail/product/task_post', [{ asin: 'B0ISO00003', marketplace: 'com' }]);
     aTask = aPosted.body.tasks[0].id;
-    const bAdded = await gqlClient(full.url, { key: b.api_key })(ADD, { s: [{ asin: 'B0ISO00001', marketplace: 'com', frequency: 'daily' }, { asin: 'B0ISO00009', marketplace: 'de', frequency: 'daily' }] });
+    const bAdded = await gqlClient(app.url, { key: b.api_key })(ADD, { s: [{ asin: 'B0ISO00001', marketplace: 'com', frequency: 'daily' }, { asin: 'B0ISO00009', marketplace: 'de', frequency: 'daily' }] });
     bSubs = bAdded.body.data.addSubscriptions.results.map((r: any) => r.subscription.id);
     // A monitors the same product as B: the deliveries of each stay with each.
-    const aAdded = await gqlClient(full.url, { key: a.api_key })(ADD, { s: [{ asin: 'B0ISO00001', marketplace: 'com', frequency: 'hourly' }] });
+    const aAdded = await gqlClient(app.url, { key: a.api_key })(ADD, { s: [{ asin: 'B0ISO00001', marketplace: 'com', frequency: 'hourly' }] });
     aSub = aAdded.body.data.addSubscriptions.results[0].subscription.id;
     bDeliveries = await deliver(bSubs[0]!, 'B0ISO00001', 2, 'for B');
     await deliver(aSub, 'B0ISO00001', 1, 'for A');
@@ -143,7 +139,7 @@ describe('account isolation: A reaches none of B\'s tasks, subscriptions or keys
   }
 
   it('mutations on B\'s ids: revokeKey 40400, deleteSubscriptions 40400, nothing of B changes', async () => {
-    const gql = gqlClient(full.url, { key: a.api_key });
+    const gql = gqlClient(app.url, { key: a.api_key });
     for (const keyId of bKeyIds) {
       const res = await gql('mutation($id: Int!) { revokeKey(id: $id) { statusCode } }', { id: keyId });
       expect(res.body.errors[0].extensions.code).toBe(40400);
@@ -196,7 +192,7 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
       })),
     });
     counting = countingPrisma(app.dbUrl);
-    const countingYoga = createGraphQLServer({ config: full.config, prisma: counting.prisma, launcher: recordingLauncher(), monitors: recordingMonitors(), logger: createLogger('silent') });
+    const countingYoga = app.yoga({ prisma: counting.prisma });
     gql = gqlClient(countingYoga, { key: q.api_key });
   });
 
@@ -272,20 +268,20 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
 
 describe('authentication, rate limits, errors, limits and transport', () => {
   it('authentication: none for reference data, 40100 / 40101 / 40102 with HTTP 401 otherwise', async () => {
-    const anonymous = gqlClient(app.url);
+    const anonymous = app.gql();
     expect((await anonymous('{ marketplaces { code aliases } status { marketplace { code } available status } }')).body.data.status).toHaveLength(12);
     const me = await anonymous('{ me { login } }');
     expect(me.status).toBe(401);
     expect(me.body.errors[0].extensions.code).toBe(40100);
     const mixed = await anonymous('{ marketplaces { code } tasks { totalCount } }');
     expect([mixed.status, mixed.body.errors[0].extensions.code]).toEqual([401, 40100]);
-    const wrong = await gqlClient(app.url, { key: 'rda_live_nope' })('{ marketplaces { code } }');
+    const wrong = await app.gql({ key: 'rda_live_nope' })('{ marketplaces { code } }');
     expect([wrong.status, wrong.body.errors[0].extensions.code]).toEqual([401, 40100]);
 
     const u = await account();
-    const gql = gqlClient(app.url, { login: u.login, key: u.api_key });
+    const gql = app.gql({ login: u.login, key: u.api_key });
     const extra = (await gql('mutation { createKey(label: "second") { statusCode created { key apiKey { id } } } }')).body.data.createKey.created;
-    const viaExtra = gqlClient(app.url, { key: extra.key });
+    const viaExtra = app.gql({ key: extra.key });
     expect((await viaExtra('{ me { login } }')).body.data.me.login).toBe(u.login);
     expect((await gql('mutation($id: Int!) { revokeKey(id: $id) { statusCode } }', { id: extra.apiKey.id })).body.data.revokeKey.statusCode).toBe(20000);
     const revoked = await viaExtra('{ me { login } }');
@@ -308,7 +304,7 @@ describe('authentication, rate limits, errors, limits and transport', () => {
 
   it('tasks per minute count the task objects of a mutation; a refused one is not charged', async () => {
     const u = await account(10, { tasksPerMinute: 3 });
-    const gql = gqlClient(app.url, { key: u.api_key });
+    const gql = app.gql({ key: u.api_key });
     const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ asin: `B0RATE000${i}`, marketplace: 'com' }));
     const post = 'mutation($t: [TaskPostInput!]!) { postTasks(tasks: $t) { cost } }';
     const refused = await gql(post, { t: tasks(4) });
@@ -320,7 +316,7 @@ describe('authentication, rate limits, errors, limits and transport', () => {
 
   it('unexpected errors are masked as 50000 "Internal error."', async () => {
     const u = await account();
-    const noMonitors = createGraphQLServer({ config: full.config, prisma: app.prisma, launcher: recordingLauncher(), logger: createLogger('silent') });
+    const noMonitors = app.yoga({ monitors: undefined });
     const res = await gqlClient(noMonitors, { key: u.api_key })(ADD, { s: [{ asin: 'B0MASK0001', marketplace: 'com', frequency: 'daily' }] });
     expect(res.body.errors).toEqual([expect.objectContaining({ message: 'Internal error.', extensions: { code: 50000 } })]);
     expect(JSON.stringify(res.body)).not.toMatch(/MonitorLauncher|stack/);
@@ -364,7 +360,7 @@ describe('authentication, rate limits, errors, limits and transport', () => {
 
   it('usage: each operation adds a request, its tasks and its cost to the `graphql` counter', async () => {
     const u = await account(1);
-    const gql = gqlClient(app.url, { key: u.api_key });
+    const gql = app.gql({ key: u.api_key });
     await gql('{ productHistory(asin: "B0USE00001", marketplace: "com") { cost } }');
     await gql('mutation { postTasks(tasks: [{ asin: "B0USE00002", marketplace: "com" }]) { cost } }');
     const res = await gql('{ me { balance usageReport { endpoints { endpoint requests tasks cost } } } }');
@@ -378,7 +374,7 @@ describe('authentication, rate limits, errors, limits and transport', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toMatch(/graphiql/i);
-    const production = createGraphQLServer({ config: loadConfig({ DATA_DIR: app.dataDir, NODE_ENV: 'production' }), prisma: app.prisma, launcher: recordingLauncher(), logger: createLogger('silent') });
+    const production = app.yoga({ config: loadConfig({ DATA_DIR: app.dataDir, NODE_ENV: 'production' }) });
     const none = await production.fetch('http://localhost/graphql', { headers: { accept: 'text/html' } });
     expect(await none.text()).not.toMatch(/graphiql/i);
     const malformed = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });

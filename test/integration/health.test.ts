@@ -3,17 +3,11 @@
  * over HTTP against buildApp on PGlite, and both /health and /ready when the database is down.
  * /ready on an unmigrated and a migrated database: api-errors.test.ts.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
 import { createAccount } from '../../api/admin/accounts.js';
-import type { TaskLauncher } from '../../api/services/task-launcher.js';
-import { loadConfig } from '../../core/config.js';
-import { createPrisma } from '../../core/db/prisma.js';
 import { newTaskId } from '../../core/ids.js';
-import { createLogger } from '../../core/logger.js';
 import { API_VERSION } from '../../core/version.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 const MINUTE = 60_000;
@@ -61,12 +55,8 @@ describe('GET /health', () => {
 
 describe('when the database is down', () => {
   it('/health still answers 200 with database: false; /ready answers 503', async () => {
-    const down = createPrisma('postgresql://postgres@127.0.0.1:1/none', 1);
-    const server = buildApp({
-      config: loadConfig({ DATA_DIR: app.dataDir, LOG_LEVEL: 'silent' }), prisma: down, launcher: {} as TaskLauncher, logger: createLogger('silent'),
-    }).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    const api = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const down = await startTestApp({ database: 'down', monitors: false });
+    const api = apiClient(down.url);
     try {
       const health = await api.get('/health');
       expect(health.status).toBe(200);
@@ -75,8 +65,7 @@ describe('when the database is down', () => {
       expect(ready.status).toBe(503);
       expect(ready.body).toEqual({ status: 'not_ready', database: false, pending_migrations: [] });
     } finally {
-      server.close();
-      await down.$disconnect();
+      await down.close();
     }
   });
 });

@@ -11,7 +11,7 @@ import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import type { Product } from '../../core/product.js';
 import { completeTaskFromObservation } from '../../core/tasks.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
 const rates = PLANS.standard!.rates;

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { schema } from '../../api/graphql/schema/index.js';
 import { createOpenApiDocument } from '../../api/rest/openapi/document.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { BAD_TEXTS, graphqlTargets, percentEncode, restTargets, withValue, type RestTarget } from '../support/fuzz.js';
 import { accountMoney, type AccountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';

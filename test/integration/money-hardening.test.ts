@@ -11,17 +11,11 @@
  * - Idempotency-Key on task_post and live: replay byte for byte without charge or usage, 409 for
  *   another body, 400 / 40501 for a malformed key, one charge for concurrent duplicates.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
-import { startApiServer, type ApiServer } from '../../api/server.js';
-import { loadConfig, type Config } from '../../core/config.js';
-import { startEmbeddedPostgres } from '../../core/db/embedded-postgres.js';
-import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
+import type { Config } from '../../core/config.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { newTaskId } from '../../core/ids.js';
 import { createLogger } from '../../core/logger.js';
 import { storeObservation } from '../../core/observations.js';
@@ -31,9 +25,9 @@ import { createChargedTask } from '../../core/tasks.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
 import { flushUsage, utcDay } from '../../core/usage.js';
-import { createScratchDatabase } from '../support/env.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const rates = PLANS.standard!.rates;
 const postgresPrerequisite = await postgres();
@@ -71,41 +65,23 @@ function observation(asin: string) {
 
 for (const database of ['pglite', 'postgres'] as const) {
   describeNeeding(database === 'postgres' ? [postgresPrerequisite] : [], `money hardening on ${database}`, () => {
+    let app: TestApp;
     let prisma: PrismaClient;
     let config: Config;
-    let api: ApiServer;
-    let refusing: ApiServer;
-    let dataDir: string;
-    let stopDb: () => Promise<void>;
+    let api: { url: string };
+    let refusing: { url: string };
     let seq = 0;
 
     beforeAll(async () => {
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-money-'));
-      let url: string;
-      if (database === 'pglite') {
-        const db = await startEmbeddedPostgres(dataDir);
-        url = db.url;
-        stopDb = db.stop;
-      } else {
-        const db = await createScratchDatabase();
-        url = db.url;
-        stopDb = db.drop;
-      }
-      await applyMigrations(url);
-      prisma = createPrisma(url, database === 'pglite' ? 1 : 10);
-      config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', LIVE_BUDGET: '1s', REUSE_WINDOW: '0s' });
-      api = await startApiServer({ config, prisma, temporalAddress: temporal.address, logger });
+      app = await startTestApp({ database, temporal: { address: temporal.address }, logger, env: { LIVE_BUDGET: '1s', REUSE_WINDOW: '0s' } });
+      ({ prisma, config } = app);
+      api = app;
       // The same service pointed at a namespace the Temporal server does not have: every start is refused.
-      refusing = await startApiServer({ config: loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_NAMESPACE: 'no-such-namespace' }), prisma, temporalAddress: temporal.address, logger });
+      refusing = await app.another({ env: { TEMPORAL_NAMESPACE: 'no-such-namespace' } });
     });
 
     afterAll(async () => {
-      await api?.stop();
-      await refusing?.stop();
-      await flushUsage(prisma);
-      await prisma?.$disconnect();
-      await stopDb?.();
-      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      await app?.close();
     });
 
     async function account(balance: number) {

@@ -7,7 +7,7 @@ import { createAccount } from '../../api/admin/accounts.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import { failTask } from '../../core/tasks.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 

@@ -4,33 +4,21 @@
  * resuming on top-up, latest observations. Temporal is replaced at its boundary by a launcher that
  * records what the API asked of the monitors; monitoring.test.ts runs the real workflows.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
 import { listMonitoring } from '../../api/services/monitoring.js';
 import type { MonitorLauncher, MonitorTarget } from '../../api/services/monitor-launcher.js';
-import type { TaskLauncher } from '../../api/services/task-launcher.js';
-import { loadConfig } from '../../core/config.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
-import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
-import { createLogger } from '../../core/logger.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import type { Product } from '../../core/product.js';
 import { deliverObservation, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../core/subscriptions.js';
 import { apiClient, type ApiClient } from '../support/http.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
-let dataDir: string;
-let embedded: EmbeddedPostgres;
+let app: TestApp;
 let prisma: PrismaClient;
-let server: Server;
 let baseUrl: string;
 /** What the API asked of the monitors. */
 const ensured: (MonitorTarget & { call: 'start' | 'configure' })[] = [];
@@ -64,22 +52,12 @@ function product(asin: string, marketplace: string, status: 'ok' | 'not_found' =
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-monitoring-api-'));
-  embedded = await startEmbeddedPostgres(dataDir);
-  await applyMigrations(embedded.url);
-  prisma = createPrisma(embedded.url, 1);
-  const launcher = { start: async () => undefined, waitFor: async () => false, cancel: async () => undefined } as unknown as TaskLauncher;
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', MONITORING_INTERVALS: 'hourly=2s,every_6h=4s,daily=6s' });
-  server = buildApp({ config, prisma, launcher, monitors, logger: createLogger('silent') }).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startTestApp({ monitors, env: { MONITORING_INTERVALS: 'hourly=2s,every_6h=4s,daily=6s' } });
+  ({ prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
-  server?.close();
-  await prisma?.$disconnect();
-  await embedded?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 describe('monitoring/add', () => {

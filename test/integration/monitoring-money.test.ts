@@ -7,36 +7,33 @@
  * (core/monitoring-runs.ts) repeated as Temporal activity retries repeat them.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, setDisabled } from '../../api/admin/accounts.js';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
 import { MonitoringRunError, monitoringRunRead, refundMonitoringRun, startMonitoringRun, storeMonitoringObservation } from '../../core/monitoring-runs.js';
 import { PLANS } from '../../core/pricing.js';
 import type { Product } from '../../core/product.js';
 import { addSubscriptions } from '../../core/subscriptions.js';
-import { startStack, type Stack } from '../../scripts/stack.js';
+import type { Stack } from '../../scripts/stack.js';
 import { monitorWorkflowId } from '../../core/domain/subscription-messages.js';
 import { monitorStateQuery } from '../../workflows/definitions.js';
-import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
-import { repoRoot, syntheticReplayDir } from '../support/env.js';
+import type { DelayedReplay } from '../support/delayed-replay.js';
+import { repoRoot } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { monitoringHelpers, pagePath } from '../support/monitoring.js';
+import { startTestStack, type TestStack } from '../support/test-stack.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 const INTERVAL_MS = 2_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let running: TestStack;
 let stack: Stack;
 let replay: DelayedReplay;
 let dataDir: string;
-let connection: Connection;
 let client: Client;
 /** An account with money for history reads (history shows every account's observations). */
 let reader: ApiClient;
@@ -72,25 +69,15 @@ async function historyOf(asin: string, marketplace: string): Promise<{ rest: any
 }
 
 beforeAll(async () => {
-  replay = await startDelayedReplay(syntheticReplayDir);
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-monitoring-money-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error',
-    MONITORING_INTERVALS: `hourly=${INTERVAL_MS}ms,every_6h=1h,daily=1h`, SOURCE_READ_ATTEMPTS: '2',
-  });
-  stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false });
-  connection = await Connection.connect({ address: stack.temporalAddress });
-  client = new Client({ connection });
+  running = await startTestStack({ env: { MONITORING_INTERVALS: `hourly=${INTERVAL_MS}ms,every_6h=1h,daily=1h`, SOURCE_READ_ATTEMPTS: '2' } });
+  ({ stack, replay, dataDir, client } = running);
   const created = await createAccount(prisma(), { login: 'reader', email: 'reader@example.com', balance: 1 });
   reader = apiClient(stack.api.url, { key: created.api_key });
   readerAuth = `Bearer ${created.api_key}`;
 });
 
 afterAll(async () => {
-  await connection?.close();
-  await stack?.stop();
-  await replay?.close();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  await running?.stop();
 });
 
 describe('monitoring money through the whole stack', () => {

@@ -6,51 +6,38 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
 import { PLANS } from '../../core/pricing.js';
-import { startStack, type Stack } from '../../scripts/stack.js';
+import type { Stack } from '../../scripts/stack.js';
 import { monitorWorkflowId } from '../../core/domain/subscription-messages.js';
-import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
-import { repoRoot, syntheticReplayDir } from '../support/env.js';
+import type { DelayedReplay } from '../support/delayed-replay.js';
+import { repoRoot } from '../support/env.js';
 import { waitFor, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { monitoringHelpers, pagePath } from '../support/monitoring.js';
+import { startTestStack, type TestStack } from '../support/test-stack.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let running: TestStack;
 let stack: Stack;
 let replay: DelayedReplay;
 let dataDir: string;
-let connection: Connection;
 let client: Client;
 
 const { prisma, deliveries, account, add } = monitoringHelpers(() => stack);
 const subscription = (id: number) => prisma().subscription.findUniqueOrThrow({ where: { id } });
 
 beforeAll(async () => {
-  replay = await startDelayedReplay(syntheticReplayDir);
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-monitoring-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error',
-    MONITORING_INTERVALS: 'hourly=2s,every_6h=4s,daily=1h', SOURCE_READ_ATTEMPTS: '2',
-  });
-  stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false });
-  connection = await Connection.connect({ address: stack.temporalAddress });
-  client = new Client({ connection });
+  running = await startTestStack({ env: { MONITORING_INTERVALS: 'hourly=2s,every_6h=4s,daily=1h', SOURCE_READ_ATTEMPTS: '2' } });
+  ({ stack, replay, dataDir, client } = running);
 });
 
 afterAll(async () => {
-  await connection?.close();
-  await stack?.stop();
-  await replay?.close();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  await running?.stop();
 });
 
 describe('monitoring through the whole stack', () => {

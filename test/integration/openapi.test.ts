@@ -3,20 +3,15 @@
  * the routes buildApp registers, its request schemas accept and refuse what the API accepts and
  * refuses, and the rendered reference loads only files the app serves itself.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Router } from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
 import { createAccount } from '../../api/admin/accounts.js';
 import { UNDOCUMENTED_ROUTES } from '../../api/rest/openapi/document.js';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -38,14 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
 });
-
-/** A second app on the same database, built as api/server.ts builds it, with `env` in its config. */
-function buildSecondApp(env: Record<string, string> = {}): Koa {
-  const config = loadConfig({ DATA_DIR: app.dataDir, LOG_LEVEL: 'silent', ...env });
-  const launcher = { start: async () => undefined, startWebhooks: async () => undefined, waitFor: async () => false, cancel: async () => undefined };
-  const monitors = { start: async () => undefined, configure: async () => undefined, resume: async () => undefined, stop: async () => undefined };
-  return buildApp({ config, prisma: app.prisma, launcher, monitors, logger: createLogger('silent') }) as unknown as Koa;
-}
 
 /** Every (method, path) the app's routers registered; `:param` written `{param}` as in OpenAPI. */
 function registeredRoutes(koa: Koa): { method: string; path: string }[] {
@@ -73,7 +60,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every route buildApp registers, and no other', () => {
-    const routes = registeredRoutes(buildSecondApp());
+    const routes = registeredRoutes(app.koa as unknown as Koa);
     const keys = new Set(routes.map((r) => `${r.method} ${r.path}`));
     expect(keys).toContain('POST /v1/retail/product/task_post');
     expect(keys).toContain('GET /v1/appendix/status');
@@ -93,13 +80,12 @@ describe('GET /openapi.json', () => {
 
   it('names PUBLIC_BASE_URL as its server when set, and no server otherwise', async () => {
     expect(doc.servers).toBeUndefined();
-    const server: Server = buildSecondApp({ PUBLIC_BASE_URL: 'https://api.example.com/' }).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
+    const other = await app.another({ env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
     try {
-      const res = await apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`).get('/openapi.json');
+      const res = await apiClient(other.url).get('/openapi.json');
       expect(res.body.servers).toEqual([{ url: 'https://api.example.com' }]);
     } finally {
-      server.close();
+      await other.close();
     }
   });
 

@@ -4,17 +4,12 @@
  * backlog of priority 1 tasks finish before most of that backlog. Whole stack: real Temporal dev
  * server, real Chromium, PGlite, the synthetic replay pages as the marketplace.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
-import { startStack, type Stack } from '../../scripts/stack.js';
-import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
-import { syntheticReplayDir } from '../support/env.js';
+import type { Stack } from '../../scripts/stack.js';
+import type { DelayedReplay } from '../support/delayed-replay.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+import { startTestStack, type TestStack } from '../support/test-stack.js';
 
 /** Product pages of the synthetic replay folder (kinds product / no_bsr: each completes with 20000). */
 const PAGES = [
@@ -29,28 +24,24 @@ const BACKLOG = 12;
 const URGENT = 3;
 
 describe('priority 2 tasks are read before waiting priority 1 tasks', () => {
+  let running: TestStack;
   let stack: Stack;
   let replay: DelayedReplay;
-  let dataDir: string;
   let api: ApiClient;
   const reads = () => PAGES.reduce((sum, page) => sum + replay.hits(page.path), 0);
 
   beforeAll(async () => {
-    replay = await startDelayedReplay(syntheticReplayDir, Object.fromEntries(PAGES.map((p) => [p.path, PAGE_DELAY_MS])));
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-priority-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error',
-      BROWSER_MAX_PAGES: '1', REUSE_WINDOW: '0s',
+    running = await startTestStack({
+      delays: Object.fromEntries(PAGES.map((p) => [p.path, PAGE_DELAY_MS])),
+      env: { BROWSER_MAX_PAGES: '1', REUSE_WINDOW: '0s' },
     });
-    stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false });
+    ({ stack, replay } = running);
     const { api_key } = await createAccount(stack.db.prisma, { login: 'urgent', email: 'urgent@example.com', balance: 10, plan: 'business' });
     api = apiClient(stack.api.url, { key: api_key });
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await replay?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await running?.stop();
   });
 
   it('finishes the priority 2 tasks before most of the earlier priority 1 backlog', { timeout: 300_000 }, async () => {

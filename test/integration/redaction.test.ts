@@ -11,7 +11,7 @@ import { approveAccessRequest } from '../../api/admin/access-requests.js';
 import { createAccount } from '../../api/admin/accounts.js';
 import { REDACTED } from '../../core/logger.js';
 import { endpointLabel } from '../../worker/browser/browser-slot.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { captureLogs, type CapturedLogs } from '../support/log-capture.js';
 
 let app: TestApp;

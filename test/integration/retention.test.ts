@@ -7,53 +7,38 @@
  * younger (operations-contract.md `RETENTION_DAYS`); a run of `task-reconciler` starts the workflow
  * of a charged task left without one, whose read then completes it.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
-import { loadConfig } from '../../core/config.js';
 import { newTaskId } from '../../core/ids.js';
-import { createLogger } from '../../core/logger.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import { RECONCILE_GRACE_MS } from '../../core/task-reconciler.js';
 import { createChargedTask } from '../../core/tasks.js';
-import { startStack, type Stack } from '../../scripts/stack.js';
-import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
-import { syntheticReplayDir } from '../support/env.js';
+import type { Stack } from '../../scripts/stack.js';
+import type { DelayedReplay } from '../support/delayed-replay.js';
 import { waitFor } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
+import { startTestStack, type TestStack } from '../support/test-stack.js';
 
 const RETENTION_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 describe('scheduled maintenance: retention purge and task reconciler', () => {
+  let running: TestStack;
   let stack: Stack;
   let replay: DelayedReplay;
-  let dataDir: string;
-  let connection: Connection;
   let client: Client;
   let accountId: number;
 
   beforeAll(async () => {
-    replay = await startDelayedReplay(syntheticReplayDir);
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-retention-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error', REUSE_WINDOW: '0s', RETENTION_DAYS: String(RETENTION_DAYS),
-    });
-    stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false });
-    connection = await Connection.connect({ address: stack.temporalAddress });
-    client = new Client({ connection });
+    running = await startTestStack({ env: { REUSE_WINDOW: '0s', RETENTION_DAYS: String(RETENTION_DAYS) } });
+    ({ stack, replay, client } = running);
     accountId = (await createAccount(stack.db.prisma, { login: 'keeper', email: 'keeper@example.com', balance: 1 })).id;
   });
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
-    await replay?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await running?.stop();
   });
 
   it('the worker registers the maintenance schedules on its task queue', async () => {

@@ -9,8 +9,7 @@ import { createAccount } from '../../api/admin/accounts.js';
 import { newTaskId } from '../../core/ids.js';
 import { MARKETPLACE_CODES } from '../../core/marketplaces.js';
 import { pruneSourceReads, type SourceReadOutcome } from '../../core/source-reads.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
-import { gqlClient } from '../support/graphql.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 const MINUTE = 60_000;
@@ -122,7 +121,7 @@ describe('GET /v1/appendix/status', () => {
   });
 
   it('GraphQL `status` gives the same answer', async () => {
-    const res = await gqlClient(app.url)('{ status { marketplace { code } available status successRate24h sourceReads24h medianCompletionMinutes24h queuedJobs } }');
+    const res = await app.gql()('{ status { marketplace { code } available status successRate24h sourceReads24h medianCompletionMinutes24h queuedJobs } }');
     expect(res.status).toBe(200);
     expect(res.body.data.status).toEqual(expected.map((r) => ({
       marketplace: { code: r.marketplace }, available: r.available, status: r.status, successRate24h: r.success_rate_24h,

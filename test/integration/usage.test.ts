@@ -8,7 +8,7 @@ import { createAccount } from '../../api/admin/accounts.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { PLANS } from '../../core/pricing.js';
 import { addDays, recordUsage, utcDay } from '../../core/usage.js';
-import { startTestApp, type TestApp } from '../support/app-harness.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 
 const price = PLANS.standard!.rates.task_post;

@@ -6,18 +6,16 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import getPort from 'get-port';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
-import { startStack, type Stack } from '../../scripts/stack.js';
-import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
+import type { Stack } from '../../scripts/stack.js';
+import type { DelayedReplay } from '../support/delayed-replay.js';
 import { repoRoot, sharedPagesDir } from '../support/env.js';
 import { describeNeeding, savedPages, type Prerequisite } from '../support/prerequisites.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
+import { startTestStack, type TestStack } from '../support/test-stack.js';
 
 /** Real saved pages of several marketplaces, with the file of their golden expectations. */
 const REAL = [
@@ -37,9 +35,9 @@ const TASK_PRICE = 0.0015;
 
 export function defineWalkthrough(label: string, database: () => Promise<{ url?: string; drop(): Promise<void> }>, needs: Prerequisite[] = []) {
   describeNeeding([savedPages, ...needs], `walk-through on ${label}`, () => {
+    let running: TestStack;
     let stack: Stack;
     let replay: DelayedReplay;
-    let db: { url?: string; drop(): Promise<void> };
     let dataDir: string;
     let api: ApiClient;
     let apiKey: string;
@@ -47,17 +45,18 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
     const balance = async () => Number((await stack.db.prisma.account.findUniqueOrThrow({ where: { login: 'walker' } })).balance);
 
     beforeAll(async () => {
-      replay = await startDelayedReplay(sharedPagesDir, { [SLOW_TASK_PATH]: 4_000, [SLOW_LIVE_PATH]: 30_000 });
-      db = await database();
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-walk-'));
-      const config = loadConfig({
-        DATA_DIR: dataDir, PORT: '0', METRICS_LISTEN: '127.0.0.1:0', RETAIL_SOURCE_ORIGIN: replay.url, DATABASE_URL: db.url,
-        LOG_LEVEL: 'error', LIVE_BUDGET: '12s', SOURCE_READ_ATTEMPTS: '3',
+      running = await startTestStack({
+        pages: sharedPagesDir,
+        delays: { [SLOW_TASK_PATH]: 4_000, [SLOW_LIVE_PATH]: 30_000 },
+        database,
+        env: { METRICS_LISTEN: '127.0.0.1:0', LIVE_BUDGET: '12s', SOURCE_READ_ATTEMPTS: '3' },
+        stack: { temporalUiPort: await getPort() },
       });
-      stack = await startStack(config, createLogger('error'), { temporalUiPort: await getPort(), persistTemporal: false });
+      ({ stack, replay, dataDir } = running);
+      const dbUrl = stack.config.DATABASE_URL;
       // Step 1 of the walk-through: the operator creates the account with the admin CLI.
       const { stdout: out } = await promisify(execFile)(path.join(repoRoot, 'node_modules/.bin/tsx'), ['api/admin/cli.ts', 'account', 'create', '--login', 'walker', '--email', 'walker@example.com', '--balance', '1'], {
-        cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH, DATA_DIR: dataDir, ...(db.url ? { DATABASE_URL: db.url } : {}) },
+        cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH, DATA_DIR: dataDir, ...(dbUrl ? { DATABASE_URL: dbUrl } : {}) },
       });
       const created = JSON.parse(out) as { id: number; login: string; api_key: string };
       expect(created.login).toBe('walker');
@@ -67,10 +66,7 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
     });
 
     afterAll(async () => {
-      await stack?.stop();
-      await replay?.close();
-      await db?.drop();
-      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      await running?.stop();
     });
 
     it('task_post accepts real ASINs of several marketplaces, an unknown ASIN and a captcha page, charging each', async () => {

@@ -7,21 +7,15 @@
  * nor a monitoring run.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, setDisabled } from '../../api/admin/accounts.js';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
-import { startStack, type Stack } from '../../scripts/stack.js';
+import type { Stack } from '../../scripts/stack.js';
 import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from '../../core/domain/webhook-messages.js';
-import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
-import { syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+import { startTestStack, type TestStack } from '../support/test-stack.js';
 
 const TIMEOUT_MS = 3_000;
 const ACCOUNT_SLOTS = 4;
@@ -76,11 +70,9 @@ async function startReceiver(onDisable: () => Promise<void>) {
 }
 
 describe('webhook ports, disabled accounts and fairness between accounts', () => {
+  let running: TestStack;
   let stack: Stack;
-  let replay: DelayedReplay;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let dataDir: string;
-  let connection: Connection;
   let temporal: Client;
 
   const account = async (login: string, balance = 1): Promise<{ id: number; api: ApiClient }> => {
@@ -99,26 +91,20 @@ describe('webhook ports, disabled accounts and fairness between accounts', () =>
   }, 90_000);
 
   beforeAll(async () => {
-    replay = await startDelayedReplay(syntheticReplayDir);
     receiver = await startReceiver(async () => { await setDisabled(stack.db.prisma, { login: 'dee', disabled: true }); });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-hook-fairness-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error', SOURCE_READ_ATTEMPTS: '2',
-      WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1s', WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,
-      WEBHOOK_ACCOUNT_SLOTS: String(ACCOUNT_SLOTS),
-      MONITORING_INTERVALS: `hourly=${MONITOR_INTERVAL_MS}ms,every_6h=1h,daily=1h`,
+    running = await startTestStack({
+      env: {
+        SOURCE_READ_ATTEMPTS: '2', WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1s', WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,
+        WEBHOOK_ACCOUNT_SLOTS: String(ACCOUNT_SLOTS),
+        MONITORING_INTERVALS: `hourly=${MONITOR_INTERVAL_MS}ms,every_6h=1h,daily=1h`,
+      },
     });
-    stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false });
-    connection = await Connection.connect({ address: stack.temporalAddress });
-    temporal = new Client({ connection });
+    ({ stack, client: temporal } = running);
   });
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
+    await running?.stop();
     await receiver?.close();
-    await replay?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('only ports 80 and 443 are accepted at task_post (40501 naming the field) and delivered to; allowlisted hosts are exempt', async () => {

@@ -5,24 +5,18 @@
  * measurable in seconds.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
-import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
 import { API_VERSION } from '../../core/version.js';
 import { systemResolver, type HostResolver } from '../../core/webhooks/pinned-request.js';
-import { startStack, type Stack } from '../../scripts/stack.js';
+import type { Stack } from '../../scripts/stack.js';
 import type { WebhookDeliveryOutcome } from '../../core/domain/webhook-messages.js';
-import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
-import { syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
+import { startTestStack, type TestStack } from '../support/test-stack.js';
 
 const DELAYS = [1_000, 2_000, 3_000];
 const TIMEOUT_MS = 2_000;
@@ -85,14 +79,12 @@ function withoutTimes(envelope: any) {
 }
 
 describe('webhooks over the whole stack', () => {
+  let running: TestStack;
   let stack: Stack;
-  let replay: DelayedReplay;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let dataDir: string;
   let api: ApiClient;
   let secret: string;
   let temporal: Client;
-  let connection: Connection;
   const ids: Record<string, string> = {};
   const deliveries = (taskId: string) => stack.db.prisma.webhookDelivery.findMany({ where: { taskId }, orderBy: [{ kind: 'asc' }, { attempt: 'asc' }] });
   /** The delivery workflow's result, once the task has finished and started it. */
@@ -103,19 +95,17 @@ describe('webhooks over the whole stack', () => {
   };
 
   beforeAll(async () => {
-    replay = await startDelayedReplay(syntheticReplayDir);
     receiver = await startReceiver();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-hooks-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error', SOURCE_READ_ATTEMPTS: '2',
-      WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1s,2s,3s', WEBHOOK_TIMEOUT: '2s',
-      // The rebinding stand-in is not allowlisted and listens on the receiver's port.
-      WEBHOOK_PORTS: `80,443,${receiver.port}`,
-    });
     const webhookResolver: HostResolver = async (host) => (host === REBOUND_HOST ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(host));
-    stack = await startStack(config, createLogger('error'), { temporalUiPort: await getPort(), persistTemporal: false, webhookResolver });
-    connection = await Connection.connect({ address: stack.temporalAddress });
-    temporal = new Client({ connection });
+    running = await startTestStack({
+      env: {
+        SOURCE_READ_ATTEMPTS: '2', WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1s,2s,3s', WEBHOOK_TIMEOUT: '2s',
+        // The rebinding stand-in is not allowlisted and listens on the receiver's port.
+        WEBHOOK_PORTS: `80,443,${receiver.port}`,
+      },
+      stack: { temporalUiPort: await getPort(), webhookResolver },
+    });
+    ({ stack, client: temporal } = running);
     const account = await createAccount(stack.db.prisma, { login: 'hooks', email: 'hooks@example.com', balance: 1 });
     secret = (await stack.db.prisma.account.findUniqueOrThrow({ where: { login: 'hooks' } })).webhookSecret;
     api = apiClient(stack.api.url, { key: account.api_key });
@@ -136,11 +126,8 @@ describe('webhooks over the whole stack', () => {
   });
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
+    await running?.stop();
     await receiver?.close();
-    await replay?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('postback: a signed POST of exactly the task_get envelope; pingback: a signed GET of the expanded, encoded URL', async () => {

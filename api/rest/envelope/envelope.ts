@@ -4,6 +4,7 @@
  */
 import { API_VERSION } from '../../../core/version.js';
 import { isErrorCode, STATUS, statusMessage, type StatusCode } from '../../../core/domain/status-codes.js';
+import { roundUsd, sumUsd } from '../../../core/domain/money.js';
 
 /** One task of an envelope. `cost` USD; `result` null when failed or unfinished. */
 export interface TaskObject {
@@ -32,11 +33,6 @@ export interface Envelope {
 /** Elapsed time text: `'<seconds> sec.'` since `startedAt` (ms, performance.now()). */
 export function elapsed(startedAt: number): string {
   return `${((performance.now() - startedAt) / 1000).toFixed(4)} sec.`;
-}
-
-/** Rounds a USD sum to 6 decimals so floating sums print cleanly. */
-function roundUsd(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
 }
 
 /** Builds a task object; `result` null unless given; `status_message` from the code unless given. */
@@ -71,7 +67,7 @@ export function envelope(startedAt: number, tasks: TaskObject[], code: StatusCod
     status_code: code,
     status_message: message ?? statusMessage(code),
     time: elapsed(startedAt),
-    cost: roundUsd(tasks.reduce((sum, t) => sum + t.cost, 0)),
+    cost: sumUsd(tasks.map((t) => t.cost)),
     tasks_count: tasks.length,
     tasks_error: tasks.filter((t) => isErrorCode(t.status_code)).length,
     tasks,
