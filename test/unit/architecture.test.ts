@@ -45,7 +45,7 @@ describe('module layering (.dependency-cruiser.cjs)', () => {
   }, 120_000);
 
   it('the configuration holds every rule of the target layering', () => {
-    expect(ruleNames.toSorted()).toEqual(RULES.toSorted());
+    expect([...ruleNames].sort()).toEqual([...RULES].sort());
   });
 
   it('every relative import resolves (an unresolved one would escape every rule)', () => {
@@ -57,7 +57,7 @@ describe('module layering (.dependency-cruiser.cjs)', () => {
   });
 
   it('no module breaks a layering rule', () => {
-    const violations = result.summary.violations.map(describeViolation).toSorted();
+    const violations = result.summary.violations.map(describeViolation).sort();
     expect(violations, `${violations.length} layering violation(s):\n  ${violations.join('\n  ')}`).toEqual([]);
   });
 });
