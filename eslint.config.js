@@ -22,7 +22,8 @@ export default tseslint.config(
   },
   {
     // Workflows run in Temporal's deterministic sandbox: no Node built-ins, no database,
-    // no browser, and every promise awaited (samples hello-world/.eslintrc.js).
+    // no browser, and every promise awaited (samples hello-world/.eslintrc.js). Which folders a
+    // workflow may import at all is a rule of .dependency-cruiser.cjs (workflows-deterministic).
     files: ['workflows/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -30,7 +31,6 @@ export default tseslint.config(
         paths: nodeBuiltins.map((name) => ({ name, message: 'Workflows must be deterministic: no Node built-ins.' })),
         patterns: [
           { group: ['**/prisma/**', '@prisma/*', 'puppeteer-core', 'jsdom', 'pg'], message: 'Workflows reach the outside world only through activities.' },
-          { group: ['**/worker/activities/**'], allowTypeImports: true, message: 'Import activities as types only.' },
         ],
       }],
       '@typescript-eslint/no-floating-promises': 'error',
