@@ -22,7 +22,8 @@ export default tseslint.config(
   },
   {
     // Workflows run in Temporal's deterministic sandbox: no Node built-ins, no database,
-    // no browser, and every promise awaited (samples hello-world/.eslintrc.js).
+    // no browser, and every promise awaited (samples hello-world/.eslintrc.js). Which folders a
+    // workflow may import at all is a rule of .dependency-cruiser.cjs (workflows-deterministic).
     files: ['workflows/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

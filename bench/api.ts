@@ -15,7 +15,10 @@
  * The account has USD 1,000,000 and rate limits of 1e9 per minute.
  */
 import { storeObservation } from '../core/observations.js';
-import { benchAccount, call, runLoad, runPart, sampleProduct, withCpuProfile, type LoadResult } from './harness.js';
+import { call, runLoad, type LoadResult } from './http.js';
+import { sampleProduct } from './pages.js';
+import { withCpuProfile } from './profile.js';
+import { benchAccount, runPart } from './stack.js';
 import { startFloorServer } from './floor.js';
 import { awaitQuiet, cpuText, envInt, processCpuMs } from './machine.js';
 

@@ -1,7 +1,7 @@
 /**
  * The benchmarks' HTTP client in its own process, so the time a request takes is measured outside
  * the service's event loop (the service runs in the benchmark's process). Started by
- * `startClient` in bench/harness.ts; reads one JSON request per stdin line
+ * `httpClient` in bench/http.ts; reads one JSON request per stdin line
  * (`{ id, url, method, headers, body, brief }`) and writes one JSON line per answer
  * (`{ id, status, ms, body }`), one request at a time over a keep-alive connection. With `brief`
  * the answer carries, instead of the body, its size in bytes and the envelope's task status codes

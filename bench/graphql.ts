@@ -23,7 +23,7 @@ import { startEmbeddedPostgres } from '../core/db/embedded-postgres.js';
 import { applyMigrations } from '../core/db/migrator.js';
 import { createPrisma } from '../core/db/prisma.js';
 import { createLogger } from '../core/logger.js';
-import { call } from './harness.js';
+import { call } from './http.js';
 import { envInt, p50, printHeader, Results } from './machine.js';
 
 const REQUESTS = envInt('BENCH_GRAPHQL_REQUESTS', 50);

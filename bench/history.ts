@@ -10,7 +10,10 @@
  * ANALYZE.
  */
 import { HISTORY_STATEMENT, toProduct } from '../core/observations.js';
-import { benchAccount, briefCall, call, runPart, sampleProduct, withCpuProfile } from './harness.js';
+import { briefCall, call } from './http.js';
+import { sampleProduct } from './pages.js';
+import { withCpuProfile } from './profile.js';
+import { benchAccount, runPart } from './stack.js';
 import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, fmt, p50, p95, processCpuMs } from './machine.js';
 
 const ROWS = envInt('BENCH_HISTORY_ROWS', 1_000_000);

@@ -25,7 +25,10 @@ import { storeObservation } from '../core/observations.js';
 import { decodePage, parseProductPage } from '../worker/parser/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { benchAccount, briefCall, call, replayDir, replayProducts, runPart, sampleProduct, withCpuProfile } from './harness.js';
+import { briefCall, call } from './http.js';
+import { replayDir, replayProducts, sampleProduct } from './pages.js';
+import { withCpuProfile } from './profile.js';
+import { benchAccount, runPart } from './stack.js';
 import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, p50, p95, processCpuMs } from './machine.js';
 
 /** Durations (ms) of one live read, from its workflow history and the client's clock. */
@@ -36,7 +39,7 @@ interface Spans {
   readToEnd: number;
   afterEnd: number;
   loadMs: number;
-  /** The activity's own timings as the worker logged them (bench/harness.ts LoggedRead). */
+  /** The activity's own timings as the worker logged them (bench/logs.ts LoggedRead). */
   waitMs: number;
   parseMs: number;
   storeMs: number;

@@ -1,10 +1,10 @@
 /**
  * One autocannon run in its own process (the load generator must not share the service's event
  * loop). Reads {@link LoadOptions} as JSON on stdin and prints one JSON {@link LoadResult} line.
- * Started by `runLoad` in bench/harness.ts.
+ * Started by `runLoad` in bench/http.ts.
  */
 import autocannon from 'autocannon';
-import type { LoadOptions, LoadResult } from './harness.js';
+import type { LoadOptions, LoadResult } from './http.js';
 
 let input = '';
 process.stdin.setEncoding('utf8');

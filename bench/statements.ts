@@ -17,7 +17,9 @@ const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   return query.apply(this, args);
 };
 
-const { startBenchStack, benchAccount, call, sampleProduct } = await import('./harness.js');
+const { startBenchStack, benchAccount } = await import('./stack.js');
+const { call } = await import('./http.js');
+const { sampleProduct } = await import('./pages.js');
 const { storeObservation } = await import('../core/observations.js');
 const kind = process.argv[2] === 'pglite' ? 'pglite' : 'postgres';
 const bench = await startBenchStack(kind);

@@ -12,7 +12,10 @@
  * that time, and a percentile is reported only when enough tasks finished for it to be exact
  * (tasks still open would all rank above it, since every task was posted within the first seconds).
  */
-import { benchAccount, call, replayDir, replayProducts, runPart, sleep, withCpuProfile } from './harness.js';
+import { call } from './http.js';
+import { replayDir, replayProducts } from './pages.js';
+import { withCpuProfile } from './profile.js';
+import { benchAccount, runPart, sleep } from './stack.js';
 import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, p50 } from './machine.js';
 
 const TASKS = envInt('BENCH_TASKS', 1000);

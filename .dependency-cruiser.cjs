@@ -1,0 +1,105 @@
+/**
+ * The layering of the source tree (docs/architecture.md "Layering"), checked by
+ * `npm run lint:deps` and by test/unit/architecture.test.ts (which `npm test` runs).
+ * Paths are relative to the repository root; npm packages resolve under node_modules/.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'No import cycles anywhere: a cycle makes module load order matter and hides which layer owns what. ' +
+        'Prisma\'s generated client is excluded (its own files import each other).',
+      from: { pathNot: '^prisma/generated/' },
+      to: { circular: true, pathNot: '^prisma/generated/' },
+    },
+    {
+      name: 'core-domain-pure',
+      severity: 'error',
+      comment:
+        'core/domain holds pure modules (types, constants, pure functions) that workflows may import: ' +
+        'they import nothing outside core/domain (no Node built-ins, no npm packages, no Prisma, no I/O).',
+      from: { path: '^core/domain/' },
+      to: { pathNot: '^core/domain/' },
+    },
+    {
+      name: 'workflows-deterministic',
+      severity: 'error',
+      comment:
+        'Workflows run in Temporal\'s deterministic sandbox: they import only workflows/, core/domain/, ' +
+        '@temporalio/workflow and @temporalio/common — never worker/ (not even types; the activity contract ' +
+        'lives in workflows/), other core/ modules, Node built-ins or other packages.',
+      from: { path: '^workflows/' },
+      to: { pathNot: '^(workflows/|core/domain/|node_modules/@temporalio/(workflow|common)/)' },
+    },
+    {
+      name: 'core-not-presentation',
+      severity: 'error',
+      comment:
+        'core/ (domain services, repositories, database, Temporal client side) knows nothing of its callers: ' +
+        'no api/, worker/ or workflows/, and no presentation library (koa, @koa/*, graphql, graphql-yoga, @pothos/*). ' +
+        'Services return typed results and throw typed domain errors.',
+      from: { path: '^core/' },
+      to: { path: ['^(api|worker|workflows)/', '^node_modules/(koa|graphql|graphql-yoga)/', '^node_modules/(@koa|@pothos)/'] },
+    },
+    {
+      name: 'rest-and-graphql-independent',
+      severity: 'error',
+      comment:
+        'api/rest and api/graphql are thin presenters over the same core services; neither imports the other ' +
+        '(api/app.ts and api/server.ts compose them).',
+      from: { path: '^api/(rest|graphql)/' },
+      to: { path: '^api/(rest|graphql)/', pathNot: '^api/$1/' },
+    },
+    {
+      name: 'api-not-worker',
+      severity: 'error',
+      comment: 'The API only writes tasks and starts workflows: it never imports worker/ or workflows/ code.',
+      from: { path: '^api/' },
+      to: { path: '^(worker|workflows)/' },
+    },
+    {
+      name: 'worker-not-api',
+      severity: 'error',
+      comment:
+        'The worker never imports the API, except api/rest/envelope/: the pure renderer of the task_get envelope, ' +
+        'which a postback sends byte for byte (api-spec.md "postback_url").',
+      from: { path: '^worker/' },
+      to: { path: '^api/', pathNot: '^api/rest/envelope/' },
+    },
+    {
+      name: 'parser-no-browser',
+      severity: 'error',
+      comment: 'The parser is a pure function of the page\'s bytes: it never drives the browser (puppeteer-core).',
+      from: { path: '^worker/parser/' },
+      to: { path: '^node_modules/puppeteer-core/' },
+    },
+    {
+      name: 'bench-not-test',
+      severity: 'error',
+      comment: 'Benchmarks stand on their own: they never import test/ code (shared tooling lives in scripts/).',
+      from: { path: '^bench/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'source-not-test',
+      severity: 'error',
+      comment: 'No source folder imports test/ or bench/ code.',
+      from: { path: '^(api|core|worker|workflows|replay|scripts)/' },
+      to: { path: '^(test|bench)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a layer must not even know another's types.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
