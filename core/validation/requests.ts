@@ -2,7 +2,7 @@
  * Request schemas per endpoint (api-spec.md "Endpoints", "Limits"): the object of one body element,
  * the query strings and the path parameters. The services read requests with these very objects
  * (core/validation/read-fields.ts walks their shape, field by field in the order written here, which
- * is the order errors are reported in), and /openapi.json is generated from them (api/openapi).
+ * is the order errors are reported in), and /openapi.json is generated from them (api/rest/openapi).
  * The bodies are arrays of 1..100 elements (`taskArrayBody`), checked first by `taskArray`.
  */
 import { z } from 'zod';
