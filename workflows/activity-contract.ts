@@ -15,6 +15,10 @@ import type {
 } from '../core/domain/subscription-messages.js';
 import type { ReadProductInput, ReadProductResult } from '../core/domain/task-messages.js';
 import type { DeliverWebhookInput, DeliverWebhookResult } from '../core/domain/webhook-messages.js';
+import type { STATUS } from '../core/domain/status-codes.js';
+
+/** The codes a task fails with when not charged: product not found, source unavailable. */
+export type NotChargedTaskCode = (typeof STATUS)['PRODUCT_NOT_FOUND' | 'SOURCE_UNAVAILABLE'];
 
 /** Activities today's workflow code schedules. */
 export interface ActivityContract {
@@ -25,7 +29,7 @@ export interface ActivityContract {
    */
   readProductPage(input: ReadProductInput): Promise<ReadProductResult>;
   /** Fails a task with a not-charged code and refunds it (once). */
-  failTask(input: { taskId: string; code: 40402 | 50301 }): Promise<void>;
+  failTask(input: { taskId: string; code: NotChargedTaskCode }): Promise<void>;
   /** Starts a monitoring run: checks the subscription and its account, reserves the price when asked. */
   startMonitoringRun(input: StartMonitoringRunInput): Promise<MonitoringRunStart>;
   /** Refunds a reserved run whose page was not read. */

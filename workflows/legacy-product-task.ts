@@ -25,6 +25,7 @@
  */
 import { ActivityFailure, CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import { pageReadQueue } from '../core/domain/queues.js';
+import { STATUS } from '../core/domain/status-codes.js';
 import type { ProductTaskInput, ProductTaskOutcome } from '../core/domain/task-messages.js';
 import type { WorkerActivities } from './activity-contract.js';
 import { startWebhookDeliveries } from './webhook-delivery.js';
@@ -66,10 +67,10 @@ export async function legacyProductTask(input: ProductTaskInput): Promise<Produc
   } catch (error) {
     if (!(error instanceof ActivityFailure) && !isCancellation(error)) throw error;
     await CancellationScope.nonCancellable(async () => {
-      await bookkeeping.failTask({ taskId: input.taskId, code: 50301 });
+      await bookkeeping.failTask({ taskId: input.taskId, code: STATUS.SOURCE_UNAVAILABLE });
       await startWebhookDeliveries(input.taskId, input.webhooks);
     });
     if (isCancellation(error)) throw error;
-    return { taskId: input.taskId, statusCode: 50301, observationId: null };
+    return { taskId: input.taskId, statusCode: STATUS.SOURCE_UNAVAILABLE, observationId: null };
   }
 }

@@ -11,6 +11,7 @@
  */
 import { ActivityFailure, CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import { pageReadQueue } from '../core/domain/queues.js';
+import { STATUS } from '../core/domain/status-codes.js';
 import type { ProductTaskInput, ProductTaskOutcome } from '../core/domain/task-messages.js';
 import type { ActivityContract } from './activity-contract.js';
 import { BOOKKEEPING_OPTIONS, READ_COMPLETES_TASK, legacyProductTask } from './legacy-product-task.js';
@@ -45,10 +46,10 @@ export async function productTask(input: ProductTaskInput): Promise<ProductTaskO
     if (!(error instanceof ActivityFailure) && !isCancellation(error)) throw error;
     // Source blocked, unavailable, too slow, or the live budget ran out: 50301, not charged.
     await CancellationScope.nonCancellable(async () => {
-      await bookkeeping.failTask({ taskId: input.taskId, code: 50301 });
+      await bookkeeping.failTask({ taskId: input.taskId, code: STATUS.SOURCE_UNAVAILABLE });
       await startWebhookDeliveries(input.taskId, input.webhooks);
     });
     if (isCancellation(error)) throw error;
-    return { taskId: input.taskId, statusCode: 50301, observationId: null };
+    return { taskId: input.taskId, statusCode: STATUS.SOURCE_UNAVAILABLE, observationId: null };
   }
 }

@@ -6,11 +6,12 @@
  */
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { failTask } from '../../core/tasks.js';
+import type { NotChargedTaskCode } from '../../workflows/activity-contract.js';
 
 export function createTaskActivities({ prisma }: { prisma: PrismaClient }) {
   return {
     /** Fails the task with a not-charged code and refunds it (once). */
-    async failTask(input: { taskId: string; code: 40402 | 50301 }): Promise<void> {
+    async failTask(input: { taskId: string; code: NotChargedTaskCode }): Promise<void> {
       await failTask(prisma, input.taskId, input.code);
     },
   };
