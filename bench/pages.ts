@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MARKETPLACES } from '../core/marketplaces.js';
-import type { Product } from '../core/product.js';
+import { version1Fields, type Product } from '../core/product.js';
 import { loadManifest } from '../replay/manifest.js';
 
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
@@ -56,6 +56,6 @@ export function sampleProduct(asin: string, marketplace = 'com', observedAt = ne
       shipping_weight: '1.6 ounces (View shipping rates and policies)', asin, date_first_listed_on_amazon: 'March 28, 2018',
       item_model_number: 'PLN-2018-041', department: 'Womens', manufacturer: 'Palarn', product_dimensions: '10 x 8 x 0.5 inches', is_discontinued_by_manufacturer: 'No',
     },
-    parser_version: 'bench-1',
+    parser_version: 'bench-1', ...version1Fields(),
   };
 }

@@ -11,7 +11,7 @@
  * Money: `price_amount` is numeric(18,4) in major units of `price_currency`; `rating` numeric(3,2).
  */
 import type { Observation, Prisma } from '../prisma/generated/client/client.js';
-import type { Bsr, Product, Variant } from './product.js';
+import { version1Fields, type Bsr, type Product, type Variant } from './product.js';
 
 /** A stored observation row as Prisma returns it. */
 export type ObservationRow = Observation;
@@ -65,6 +65,7 @@ export function productFromJson(o: ObservationJson): Product {
     image_url: o.image_url,
     details: (o.details as Record<string, string> | null) ?? {},
     parser_version: o.parser_version,
+    ...version1Fields(),
   };
 }
 
@@ -87,6 +88,7 @@ export function productFromRow(row: ObservationRow): Product {
     image_url: row.imageUrl,
     details: (row.details as Record<string, string> | null) ?? {},
     parser_version: row.parserVersion,
+    ...version1Fields(),
   };
 }
 

@@ -13,6 +13,7 @@ import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { version1Fields } from '../../core/product.js';
 
 const price = PLANS.standard!.rates.task_post;
 let app: TestApp;
@@ -249,7 +250,7 @@ describe('webhook URLs at task_post', () => {
   it('a task completed at once from the reuse window starts its webhook deliveries from the API', async () => {
     await storeObservation(prisma, {
       asin: 'B0000WEBH1', marketplace: 'com', url: 'https://www.amazon.com/dp/B0000WEBH1', observed_at: new Date().toISOString(), status: 'ok',
-      title: 'Hooked', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+      title: 'Hooked', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
     });
     const startsBefore = started.length;
     const res = await api.post('/v1/retail/product/task_post', [{ asin: 'B0000WEBH1', marketplace: 'com', postback_url: 'https://hooks.example.com/post' }]);

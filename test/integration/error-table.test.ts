@@ -10,6 +10,7 @@ import { STATUS_CODES } from '../../core/domain/status-codes.js';
 import { failTask } from '../../core/tasks.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
+import { version1Fields } from '../../core/product.js';
 
 let app: TestApp;
 let api: ApiClient;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   app = await startTestApp({ database: 'pglite', env: { LIVE_BUDGET: '300ms' } });
   ({ api_key: apiKey } = await createAccount(app.prisma, { login: 'table', email: 'table@example.com', balance: 5 }));
   api = apiClient(app.url, { login: 'table', key: apiKey });
-  const base = { url: '', observed_at: new Date().toISOString(), title: null, byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test' };
+  const base = { url: '', observed_at: new Date().toISOString(), title: null, byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields() };
   await storeObservation(app.prisma, { ...base, asin: NOT_FOUND_ASIN, marketplace: 'com', url: `https://www.amazon.com/dp/${NOT_FOUND_ASIN}`, status: 'not_found' });
   await storeObservation(app.prisma, { ...base, asin: 'B07CL39Z8Q', marketplace: 'com', url: 'https://www.amazon.com/dp/B07CL39Z8Q', status: 'no_bsr', title: 'A product' });
 });

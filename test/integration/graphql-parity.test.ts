@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { storeObservation } from '../../core/observations.js';
-import type { Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { authorization, gqlClient, type GqlClient } from '../support/graphql.js';
 import { apiClient, type ApiClient } from '../support/http.js';
@@ -90,7 +90,7 @@ function product(asin: string, status: Product['status'] = 'ok', at = new Date()
   return {
     asin, marketplace: 'com', url: `https://www.amazon.com/dp/${asin}`, observed_at: at.toISOString(), status,
     title: status === 'not_found' ? null : `Product ${asin}`, byline: [], variant: null, variants: [], price: null, bsr: null,
-    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
   };
 }
 

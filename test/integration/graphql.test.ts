@@ -11,7 +11,7 @@ import { CONNECTION_SIZE, QUERY_LIMITS } from '../../api/graphql/builder.js';
 import type { GraphQLServer } from '../../api/graphql/yoga.js';
 import { loadConfig } from '../../core/config.js';
 import { storeObservation } from '../../core/observations.js';
-import type { Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
 import { gqlClient, type GqlClient } from '../support/graphql.js';
 import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
@@ -27,7 +27,7 @@ function product(asin: string, at = new Date(), title = `Product ${asin}`): Prod
     asin, marketplace: 'com', url: `https://www.amazon.com/dp/${asin}`, observed_at: at.toISOString(), status: 'ok', title,
     byline: ['Brand'], variant: null, variants: [{ name: 'Blue', asin }], price: { amount: 9.99, currency: 'USD' },
     bsr: { rank: 5, category: 'Books', subcategories: [{ rank: 1, category: 'Poetry' }] }, rating: 4.5, ratings_count: 10,
-    image_url: null, details: { publisher: 'Acme' }, parser_version: 'test',
+    image_url: null, details: { publisher: 'Acme' }, parser_version: 'test', ...version1Fields(),
   };
 }
 

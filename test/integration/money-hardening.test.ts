@@ -28,6 +28,7 @@ import { flushUsage, utcDay } from '../../core/usage.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { version1Fields } from '../../core/product.js';
 
 const rates = PLANS.standard!.rates;
 const postgresPrerequisite = await postgres();
@@ -59,7 +60,7 @@ async function call(url: string, key: string, body: unknown, headers: Record<str
 function observation(asin: string) {
   return {
     asin, marketplace: 'com', url: `https://www.amazon.com/dp/${asin}`, observed_at: new Date().toISOString(), status: 'ok' as const,
-    title: 'T', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+    title: 'T', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
   };
 }
 

@@ -10,6 +10,7 @@ import { failTask } from '../../core/tasks.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
+import { version1Fields } from '../../core/product.js';
 
 const rates = PLANS.standard!.rates;
 
@@ -61,7 +62,7 @@ describe('envelope arithmetic and limits (PGlite)', () => {
     // A product known not to exist (a stored not_found observation within the reuse window).
     await storeObservation(app.prisma, {
       asin: 'NOTHERE001', marketplace: 'com', url: 'https://www.amazon.com/dp/NOTHERE001', observed_at: new Date().toISOString(), status: 'not_found',
-      title: null, byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+      title: null, byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
     });
     const responses = [
       await api.post('/v1/retail/product/task_post', [{ asin: 'B07CL39Z8Q', marketplace: 'com' }, { asin: 'bad', marketplace: 'com' }, { asin: 'B07CL39Z8Q', marketplace: 'fr', priority: 2 }]),

@@ -11,7 +11,7 @@ import type { MonitorLauncher, MonitorTarget } from '../../api/services/monitor-
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
-import type { Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
 import { deliverObservation, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../core/subscriptions.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -47,7 +47,7 @@ function product(asin: string, marketplace: string, status: 'ok' | 'not_found' =
   return {
     asin, marketplace, url: `https://www.amazon.com/dp/${asin}`, observed_at: new Date().toISOString(), status,
     title: status === 'ok' ? `Title ${asin}` : null, byline: [], variant: null, variants: [], price: null, bsr: null,
-    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
   };
 }
 

@@ -11,7 +11,7 @@ import { applyMigrations } from '../../core/db/migrator.js';
 import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
-import type { Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
 import { addSubscriptions, deliverObservation, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../core/subscriptions.js';
 import { refundMonitoringRun, startMonitoringRun, storeMonitoringObservation } from '../../core/monitoring-runs.js';
 import { createScratchDatabase } from '../support/env.js';
@@ -25,7 +25,7 @@ let prisma: PrismaClient;
 function product(asin: string): Product {
   return {
     asin, marketplace: 'com', url: `https://www.amazon.com/dp/${asin}`, observed_at: new Date().toISOString(), status: 'ok', title: 'T',
-    byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+    byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
   };
 }
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, setDisabled } from '../../api/admin/accounts.js';
 import { MonitoringRunError, monitoringRunRead, refundMonitoringRun, startMonitoringRun, storeMonitoringObservation } from '../../core/monitoring-runs.js';
 import { PLANS } from '../../core/pricing.js';
-import type { Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
 import { addSubscriptions } from '../../core/subscriptions.js';
 import type { Stack } from '../../scripts/stack.js';
 import { monitorWorkflowId } from '../../core/domain/subscription-messages.js';
@@ -182,7 +182,7 @@ describe('monitoring money through the whole stack', () => {
 describe('monitoring run steps repeated as activity retries repeat them', () => {
   const product = (asin: string, status: Product['status'] = 'ok'): Product => ({
     asin, marketplace: 'com', url: `https://www.amazon.com/dp/${asin}`, observed_at: new Date().toISOString(), status, title: status === 'not_found' ? null : 'T',
-    byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+    byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
   });
   /** A subscription with no monitor (added straight through the core rules). */
   async function subscription(login: string, asin: string, balance: number) {

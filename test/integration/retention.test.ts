@@ -20,6 +20,7 @@ import type { DelayedReplay } from '../support/delayed-replay.js';
 import { waitFor } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { startTestStack, type TestStack } from '../support/test-stack.js';
+import { version1Fields } from '../../core/product.js';
 
 const RETENTION_DAYS = 7;
 const DAY_MS = 86_400_000;
@@ -55,7 +56,7 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
     const ago = (days: number) => new Date(Date.now() - days * DAY_MS);
     const observationId = await storeObservation(prisma, {
       asin: 'B0OLD00001', marketplace: 'com', url: 'https://www.amazon.com/dp/B0OLD00001', observed_at: ago(RETENTION_DAYS + 3).toISOString(), status: 'ok',
-      title: 'Old', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test',
+      title: 'Old', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
     });
     const task = async (createdDaysAgo: number, state: 'completed' | 'queued') => {
       const id = newTaskId();

@@ -10,7 +10,7 @@ import { storeObservation } from '../../core/observations.js';
 import { MonitoringRunError, monitoringRunRead, storeMonitoringObservation } from '../../core/monitoring-runs.js';
 import { monitoringDeliveries } from '../../core/metrics.js';
 import { finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js';
-import type { Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
 import { recordSourceRead, type SourceReadOutcome } from '../../core/source-reads.js';
 import type { SourcePage } from '../browser/browser-grid.js';
 import { BrowserGridError } from '../browser/errors.js';
@@ -34,7 +34,7 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
   return {
     asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
     status: 'not_found', title: null, byline: [], variant: null, variants: [], price: null, bsr: null,
-    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: PARSER_VERSION,
+    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: PARSER_VERSION, ...version1Fields(),
   };
 }
 
@@ -128,7 +128,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
         }
         const product: Product = {
           asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
-          ...parsed.fields, parser_version: PARSER_VERSION,
+          ...parsed.fields, parser_version: PARSER_VERSION, ...version1Fields(),
         };
         const result = await finish(product, product.status);
         log.info({ status: product.status, ...timings }, 'observation stored');

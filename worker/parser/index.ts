@@ -5,7 +5,7 @@
  * jsdom document of only those parts (`fragments.ts`), built and released by `dom.ts`.
  */
 import type { Marketplace } from '../../core/marketplaces.js';
-import type { PageParse, ProductFields } from '../../core/product.js';
+import { version1Fields, type PageParse, type ProductFields } from '../../core/product.js';
 import { BSR_PARTS, readBsr } from './bsr.js';
 import { BYLINE_PARTS, readByline } from './byline.js';
 import { DETAILS_PARTS, readDetails } from './details.js';
@@ -55,6 +55,7 @@ function readFields(doc: Document, html: string, title: string, marketplace: Mar
     ratings_count: readRatingsCount(doc),
     image_url: readImage(doc),
     details: readDetails(doc),
+    ...version1Fields(),
   };
   return { kind: 'product', fields };
 }

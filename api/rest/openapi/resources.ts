@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { MARKETPLACE_CODES } from '../../../core/marketplaces.js';
-import type { Product } from '../../../core/product.js';
+import { AVAILABILITY_STATUSES, MISSING_REASONS, type Product } from '../../../core/product.js';
 import type { StatusCodeRow } from '../../../core/domain/status-codes.js';
 import { FREQUENCIES } from '../../../core/subscriptions.js';
 import type { SubscriptionObject } from '../../services/monitoring.js';
@@ -47,6 +47,48 @@ export const variant = z.object({
   asin: z.string(),
 }).meta({ id: 'Variant', description: 'A sibling variant on the page.' });
 
+/** Coupon: the coupon badge of the featured offer. */
+export const coupon = z.object({
+  text: z.string().meta({ description: 'The badge as shown.' }),
+  percent: z.number().nullable().meta({ description: 'The percentage the text states, else null.' }),
+  amount: price.nullable().meta({ description: 'The amount the text states, else null.' }),
+}).meta({ id: 'Coupon', description: 'Coupon badge of the featured offer.' });
+
+/** BuyBox: the featured offer's merchant. */
+export const buyBox = z.object({
+  seller_name: z.string().nullable(),
+  seller_id: z.string().nullable().meta({ description: 'From the `seller=` parameter of the visible seller link.' }),
+  ships_from: z.string().nullable(),
+  sold_by_amazon: z.boolean().nullable().meta({ description: "The seller is the marketplace's own retail." }),
+  fulfilled_by_amazon: z.boolean().nullable().meta({ description: 'Ships from Amazon.' }),
+}).meta({ id: 'BuyBox', description: "The featured offer's merchant." });
+
+/** Availability: stock status, the text as shown and a quantity when one is shown. */
+export const availability = z.object({
+  status: z.enum(AVAILABILITY_STATUSES),
+  text: z.string(),
+  quantity: z.number().int().min(0).nullable().meta({ description: 'Units in "Only 3 left in stock", else null.' }),
+}).meta({ id: 'Availability', description: 'Stock status of the featured offer.' });
+
+/** Delivery: where the page delivers to and the first delivery promise. */
+export const delivery = z.object({
+  location: z.string().nullable(),
+  promise: z.string().nullable(),
+}).meta({ id: 'Delivery', description: 'Delivery location and the first delivery promise of the buy box.' });
+
+const percentShown = z.number().int().min(0).max(100);
+/** RatingHistogram: percent of ratings per star count. */
+export const ratingHistogram = z.object({ '5': percentShown, '4': percentShown, '3': percentShown, '2': percentShown, '1': percentShown })
+  .meta({ id: 'RatingHistogram', description: 'Percent of ratings per number of stars, as shown.' });
+
+/** Quality: which applicable fields were read, and why each missing one is null. */
+export const quality = z.object({
+  version: z.number().int().min(1).meta({ description: 'Observation format: 2, or 1 for observations stored before version 2 (their version 2 fields are null or empty).' }),
+  fields_read: z.number().int().min(0).nullable(),
+  fields_applicable: z.number().int().min(0).nullable(),
+  missing: z.array(z.object({ field: z.string(), reason: z.enum(MISSING_REASONS) })),
+}).meta({ id: 'Quality', description: 'Data quality of the observation.' });
+
 /** Product (api-spec.md "Product"; core/product.ts). */
 export const product = z.object({
   asin: storedAsin,
@@ -65,6 +107,19 @@ export const product = z.object({
   image_url: z.string().nullable().meta({ description: 'Main product image URL.' }),
   details: z.record(z.string(), z.string()).meta({ description: 'Every label/value pair of the product details except the Best Sellers Rank and the rating; keys are the labels lower-cased, runs of spaces and punctuation turned into `_`, in the marketplace language.' }),
   parser_version: z.string(),
+  list_price: price.nullable().meta({ description: 'Struck-through reference price of the featured offer.' }),
+  subscribe_save_price: price.nullable().meta({ description: 'Subscribe & Save price of the selected variant.' }),
+  coupon: coupon.nullable(),
+  prime: z.boolean().nullable().meta({ description: 'The featured offer shows a Prime signal; null without a featured offer.' }),
+  buy_box: buyBox.nullable(),
+  availability: availability.nullable(),
+  delivery: delivery.nullable(),
+  feature_bullets: z.array(z.string()).meta({ description: '"About this item" bullets in page order.' }),
+  description: z.string().nullable(),
+  images: z.array(z.string()).meta({ description: 'Gallery images of the selected variant, main first, largest version each.' }),
+  categories: z.array(z.string()).meta({ description: 'The breadcrumb, root first.' }),
+  rating_histogram: ratingHistogram.nullable(),
+  quality,
 }).meta({ id: 'Product', description: 'One observation of a product page. Every field is always present; a field that cannot be read reliably is null (lists and `details`: empty).' });
 
 const subscriptionFields = {
