@@ -54,6 +54,15 @@ module.exports = {
       to: { path: '^api/(rest|graphql)/', pathNot: '^api/$1/' },
     },
     {
+      name: 'services-not-presentation',
+      severity: 'error',
+      comment:
+        'api/services return request outcomes (core/domain/outcomes.ts) and throw domain errors; the presenters ' +
+        'render them. A service imports neither presenter nor a presentation library.',
+      from: { path: '^api/services/' },
+      to: { path: ['^api/(rest|graphql)/', '^node_modules/(koa|graphql|graphql-yoga)/', '^node_modules/(@koa|@pothos)/'] },
+    },
+    {
       name: 'api-not-worker',
       severity: 'error',
       comment: 'The API only writes tasks and starts workflows: it never imports worker/ or workflows/ code.',

@@ -30,7 +30,6 @@ export function graphqlRoutes(deps: GraphQLDeps, rateLimits?: AccountRateLimits)
     const response = await yoga.fetch(
       url,
       { method: ctx.method, headers, body: hasBody ? JSON.stringify(ctx.request.json ?? null) : undefined },
-      { startedAt: ctx.state.startedAt },
     );
     ctx.status = response.status;
     response.headers.forEach((value, name) => {

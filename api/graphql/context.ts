@@ -9,7 +9,7 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
-import type { Envelope } from '../rest/envelope/envelope.js';
+import type { BatchOutcome } from '../../core/domain/outcomes.js';
 import type { AuthAccount } from '../../core/authentication.js';
 import type { MonitorLauncher } from '../services/monitor-launcher.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';
@@ -42,8 +42,6 @@ export interface GraphQLContext {
   prisma: PrismaClient;
   /** The authenticated caller; undefined when no Authorization header was sent. */
   account: AuthAccount | undefined;
-  /** performance.now() when the request arrived (the envelopes' `time`). */
-  startedAt: number;
   /** What this request adds to the usage counters (endpoint `graphql`), as REST meters envelopes. */
   meter: { tasks: number; cost: number };
   loaders: Loaders;
@@ -72,9 +70,9 @@ export function requireAccount(ctx: GraphQLContext): AuthAccount {
   return ctx.account;
 }
 
-/** Adds a REST service's envelope to the request's usage (its tasks_count and cost), and returns it. */
-export function metered<E extends Envelope>(ctx: GraphQLContext, envelope: E): E {
-  ctx.meter.tasks += envelope.tasks_count;
-  ctx.meter.cost += envelope.cost;
-  return envelope;
+/** Adds a service's outcome to the request's usage (its number of tasks and cost), as REST meters it, and returns it. */
+export function metered(ctx: GraphQLContext, outcome: BatchOutcome): BatchOutcome {
+  ctx.meter.tasks += outcome.tasks.length;
+  ctx.meter.cost += outcome.cost;
+  return outcome;
 }

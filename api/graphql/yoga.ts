@@ -37,11 +37,8 @@ import { schema } from './schema/index.js';
 /** Usage endpoint name of GraphQL requests (usage_counters.endpoint). */
 export const GRAPHQL_ENDPOINT_NAME = 'graphql';
 
-/** What the Koa route hands over (absent when yoga.fetch is called directly). */
-export interface GraphQLServerContext {
-  /** performance.now() when the request arrived (the envelopes' `time`). */
-  startedAt?: number;
-}
+/** What the Koa route hands over: nothing (the request carries all a resolver needs). */
+export type GraphQLServerContext = Record<string, never>;
 
 export type GraphQLServer = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
 
@@ -146,14 +143,13 @@ export function createGraphQLServer(deps: GraphQLDeps, options: { rateLimits?: A
     maxRequestBodySize: MAX_BODY_BYTES,
     maskedErrors: { maskError: (error) => maskError(error) },
     logging: yogaLogger(deps.logger),
-    context: async ({ request, startedAt }): Promise<GraphQLContext> => {
+    context: async ({ request }): Promise<GraphQLContext> => {
       // A bad header throws the AppError (40100 / 40101 / 40102); maskError answers it with HTTP 401.
       const account = await authenticate(deps.prisma, request.headers.get('authorization') ?? undefined);
       return {
         deps,
         prisma: deps.prisma,
         account,
-        startedAt: startedAt ?? performance.now(),
         meter: { tasks: 0, cost: 0 },
         loaders: createLoaders(deps.prisma, account),
       };

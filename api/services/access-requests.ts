@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
-import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
+import { batchOutcome, taskOutcome, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { readRequestFields } from '../../core/validation/read-fields.js';
 import { accessRequest } from '../../core/validation/requests.js';
 import { STATUS } from '../../core/domain/status-codes.js';
@@ -62,7 +62,7 @@ async function retryAfterSeconds(tx: Pick<PrismaClient, '$queryRaw'>, ip: string
  * @param ip the client address (`ctx.ip`: the peer, or X-Forwarded-For behind the TRUST_PROXY hops), at most 64 characters kept.
  * @throws AppError 40000 / 40501 for bad input, 40202 (HTTP 429, Retry-After seconds) past 5 per hour per IP.
  */
-export async function submitAccessRequest(prisma: PrismaClient, body: unknown, ip: string, startedAt: number): Promise<Envelope> {
+export async function submitAccessRequest(prisma: PrismaClient, body: unknown, ip: string): Promise<BatchOutcome> {
   const { input, received } = parseAccessRequest(body);
   const clientIp = ip.slice(0, 64) || 'unknown';
   const spam = Boolean(input.website);
@@ -85,8 +85,8 @@ export async function submitAccessRequest(prisma: PrismaClient, body: unknown, i
     return row.id;
   });
   const data = { ...received, api: 'public', function: 'access_request' };
-  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'public', 'access_request'], data, result: [{ id, status: 'received' }] });
-  return envelope(startedAt, [task]);
+  const task = taskOutcome({ id: newTaskId(), code: STATUS.OK, path: ['v1', 'public', 'access_request'], data, result: [{ id, status: 'received' }] });
+  return batchOutcome([task]);
 }
 
 /** Hex SHA-256 of a credentials token, the only form of the token stored (the row's lookup key). */
@@ -141,7 +141,7 @@ export function openCredentials(token: string, stored: string): Credentials {
  * the key stays stored; unknown, already read or expired (7 days after approval) tokens answer
  * 404 / 40400, and an expired payload is erased.
  */
-export async function readCredentials(prisma: PrismaClient, token: string, startedAt: number): Promise<Envelope> {
+export async function readCredentials(prisma: PrismaClient, token: string): Promise<BatchOutcome> {
   const hash = hashCredentialsToken(token);
   const ttlSeconds = CREDENTIALS_TTL_MS / 1000;
   const rows = await prisma.$queryRaw<{ payload: string }[]>`
@@ -162,6 +162,6 @@ export async function readCredentials(prisma: PrismaClient, token: string, start
   }
   const { login, api_key } = openCredentials(token, payload);
   const data = { api: 'public', function: 'credentials' };
-  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'public', 'credentials'], data, result: [{ login, api_key }] });
-  return envelope(startedAt, [task]);
+  const task = taskOutcome({ id: newTaskId(), code: STATUS.OK, path: ['v1', 'public', 'credentials'], data, result: [{ login, api_key }] });
+  return batchOutcome([task]);
 }

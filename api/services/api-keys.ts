@@ -9,7 +9,7 @@ import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, taskObject, type Envelope, type TaskObject } from '../rest/envelope/envelope.js';
+import { batchOutcome, taskOutcome, type BatchOutcome, type TaskOutcome } from '../../core/domain/outcomes.js';
 import { readRequestFields, readTaskFields } from '../../core/validation/read-fields.js';
 import { keyCreateTask, keyIdParams } from '../../core/validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../../core/validation/task-body.js';
@@ -49,9 +49,9 @@ async function lockAccount(tx: Prisma.TransactionClient, accountId: number): Pro
  *   `label` when every element has a bad label (the project's rule for POST bodies, see
  *   failRequestIfNoneValid).
  */
-export async function createKeys(prisma: PrismaClient, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
+export async function createKeys(prisma: PrismaClient, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
-  const tasks: TaskObject[] = [];
+  const tasks: TaskOutcome[] = [];
   const errors: (DomainError | undefined)[] = [];
   for (const element of elements) {
     const id = newTaskId();
@@ -67,15 +67,15 @@ export async function createKeys(prisma: PrismaClient, account: AuthAccount, bod
       }, TX_OPTIONS);
       const { id: keyId, ...listing } = keyListing(row);
       errors.push(undefined);
-      tasks.push(taskObject({ id, code: STATUS.OK, startedAt, path: PATH, data, result: [{ id: keyId, key, ...listing }] }));
+      tasks.push(taskOutcome({ id, code: STATUS.OK, path: PATH, data, result: [{ id: keyId, key, ...listing }] }));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       errors.push(error);
-      tasks.push(taskObject({ id, code: error.code, message: error.message, startedAt, path: PATH, data }));
+      tasks.push(taskOutcome({ id, code: error.code, message: error.message, path: PATH, data }));
     }
   }
   failRequestIfNoneValid(errors);
-  return envelope(startedAt, tasks);
+  return batchOutcome(tasks);
 }
 
 /** Reads the `key_id` path parameter: an integer from 1 to 2^31-1, else request-level 40501. */
@@ -89,7 +89,7 @@ export function parseKeyId(raw: string | undefined): number {
  * 40000 when the revocation would leave the account without an active key (the only active key
  * revoking itself).
  */
-export async function revokeKey(prisma: PrismaClient, account: AuthAccount, rawKeyId: string | undefined, startedAt: number): Promise<Envelope> {
+export async function revokeKey(prisma: PrismaClient, account: AuthAccount, rawKeyId: string | undefined): Promise<BatchOutcome> {
   const keyId = parseKeyId(rawKeyId);
   const id = newTaskId();
   const path = [...PATH, String(keyId)];
@@ -104,8 +104,8 @@ export async function revokeKey(prisma: PrismaClient, account: AuthAccount, rawK
   }, TX_OPTIONS);
   if (!outcome) {
     const message = 'Bad Request. The only active API key cannot be revoked.';
-    return envelope(startedAt, [taskObject({ id, code: STATUS.BAD_REQUEST, message, startedAt, path, data })]);
+    return batchOutcome([taskOutcome({ id, code: STATUS.BAD_REQUEST, message, path, data })]);
   }
   const result = [{ ...keyListing(outcome), revoked_at: outcome.revokedAt!.toISOString() }];
-  return envelope(startedAt, [taskObject({ id, code: STATUS.OK, startedAt, path, data, result })]);
+  return batchOutcome([taskOutcome({ id, code: STATUS.OK, path, data, result })]);
 }

@@ -11,7 +11,7 @@ import { DomainError } from '../../core/errors.js';
 import type { StatusCode } from '../../core/domain/status-codes.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
-import { taskObject, type TaskObject } from '../rest/envelope/envelope.js';
+import { taskOutcome, type TaskOutcome } from '../../core/domain/outcomes.js';
 import { failRequestIfNoneValid } from '../../core/validation/task-body.js';
 
 /** Given to the handler of one element. */
@@ -54,11 +54,11 @@ export interface ChargedOutcome {
  */
 export async function runChargedTasks(
   elements: Record<string, unknown>[],
-  options: { fn: string; path: string[]; startedAt: number; logger: Logger },
+  options: { fn: string; path: string[]; logger: Logger },
   handle: (element: Record<string, unknown>, ctx: ChargedElement) => Promise<ChargedOutcome>,
-): Promise<TaskObject[]> {
-  const { fn, path, startedAt, logger } = options;
-  const tasks: TaskObject[] = [];
+): Promise<TaskOutcome[]> {
+  const { fn, path, logger } = options;
+  const tasks: TaskOutcome[] = [];
   const errors: (DomainError | undefined)[] = [];
   const pending: Promise<void>[] = [];
   let unexpected: unknown;
@@ -68,7 +68,7 @@ export async function runChargedTasks(
   for (const element of elements) {
     const id = newTaskId();
     const data = { ...element, api: 'retail', function: fn };
-    const fail = (error: DomainError) => taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
+    const fail = (error: DomainError) => taskOutcome({ id, code: error.code, message: error.message, path, data });
     if (fault) {
       errors.push(fault);
       tasks.push(fail(fault));
@@ -78,7 +78,7 @@ export async function runChargedTasks(
       const outcome = await handle(element, { id, data, payable: () => void payable++, paid: () => void paid++ });
       const index = tasks.length;
       errors.push(undefined);
-      tasks.push(taskObject({ id, code: outcome.code, startedAt, cost: outcome.cost, path, data, result: outcome.result }));
+      tasks.push(taskOutcome({ id, code: outcome.code, cost: outcome.cost, path, data, result: outcome.result }));
       if (outcome.settle) {
         pending.push(outcome.settle.then((error) => {
           if (!error) return;

@@ -9,7 +9,7 @@ import { readHistory } from '../../core/observations.js';
 import { sqlOf } from '../../core/db/sql.js';
 import { planOf } from '../../core/pricing.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, type Envelope } from '../rest/envelope/envelope.js';
+import { batchOutcome, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
 import { historyTask } from '../../core/validation/requests.js';
 import { taskArray } from '../../core/validation/task-body.js';
@@ -25,11 +25,11 @@ const DAY_MS = 86_400_000;
  * @throws AppError 40200 (HTTP 402) when no valid element could be paid; 40000 / 405xx (HTTP 400)
  *   when none is valid (`runChargedTasks`)
  */
-export async function history(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
+export async function history(deps: ProductTaskDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
   const cost = planOf(account.plan).rates.history;
   const path = ['v1', 'retail', 'product', 'history'];
-  const tasks = await runChargedTasks(elements, { fn: 'history', path, startedAt, logger: deps.logger }, async (element, { id, payable, paid }) => {
+  const tasks = await runChargedTasks(elements, { fn: 'history', path, logger: deps.logger }, async (element, { id, payable, paid }) => {
     const { asin, marketplace: { code: marketplace }, date_from: dateFrom, date_to: dateTo, limit, offset } = readTaskFields(historyTask, element);
     if (dateFrom && dateTo && dateFrom > dateTo) throw DomainError.invalidField('date_from');
     payable();
@@ -51,5 +51,5 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
     }
     return { code: STATUS.OK, cost, result };
   });
-  return envelope(startedAt, tasks);
+  return batchOutcome(tasks);
 }

@@ -10,7 +10,7 @@ import { newTaskId } from '../../core/ids.js';
 import { planOf } from '../../core/pricing.js';
 import { collectTaskOutcome, createChargedTask, failTask, type TaskOutcome } from '../../core/tasks.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
+import { batchOutcome, taskOutcome, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
 import { liveTask } from '../../core/validation/requests.js';
 import { taskArray } from '../../core/validation/task-body.js';
@@ -22,7 +22,7 @@ import { STATUS } from '../../core/domain/status-codes.js';
  * observation or a page read within LIVE_BUDGET; 40402 / 50301 are refunded.
  * @throws AppError 40600 (plan without live), 40000 / 405xx (HTTP 400, body), 40200 (HTTP 402)
  */
-export async function live(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
+export async function live(deps: ProductTaskDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const [element] = taskArray(body, { exactlyOne: true });
   if (!planOf(account.plan).features.live) throw new DomainError('FEATURE_NOT_AVAILABLE');
   const id = newTaskId();
@@ -72,5 +72,5 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
   }
   const result = task.statusCode === STATUS.OK && task.product ? [task.product] : null;
   const code = task.state === 'completed' || task.state === 'failed' ? task.statusCode : STATUS.SOURCE_UNAVAILABLE;
-  return envelope(startedAt, [taskObject({ id, code, message: task.statusMessage, startedAt, cost: task.cost, path, data, result })]);
+  return batchOutcome([taskOutcome({ id, code, message: task.statusMessage, cost: task.cost, path, data, result })]);
 }

@@ -2,7 +2,7 @@
  * monitoring/add, monitoring/delete, monitoring/list (api-spec.md "Monitoring endpoints",
  * "Subscription status", "Subscription"). Adding and deleting are free; deliveries are charged by
  * the monitors (core/subscriptions.ts). The rules live in core/subscriptions.ts; this module
- * validates, calls them, starts or stops the monitors and builds the envelopes.
+ * validates, calls them, starts or stops the monitors and builds the request outcomes.
  */
 import type { Config } from '../../core/config.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
@@ -21,7 +21,7 @@ import {
   type SubscriptionRow,
 } from '../../core/subscriptions.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, taskObject, type Envelope, type TaskObject } from '../rest/envelope/envelope.js';
+import { batchOutcome, taskOutcome, type BatchOutcome, type TaskOutcome } from '../../core/domain/outcomes.js';
 import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '../../core/validation/read-fields.js';
 import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../../core/validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../../core/validation/task-body.js';
@@ -78,7 +78,7 @@ function readAddElement(element: Record<string, unknown>): SubscriptionRequest {
  * subscriptions are paused. Task-level 40000 beyond 10,000 subscriptions; 50301 when its monitor
  * could not be started (the new subscription is then removed again). Free of charge.
  */
-export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
+export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
   const path = [...API_PREFIX, 'add'];
   const slots = elements.map((element) => ({ id: newTaskId(), data: { ...element, api: 'retail', function: 'add' } as Record<string, unknown> }));
@@ -123,14 +123,14 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
     }
   }));
 
-  const tasks: TaskObject[] = slots.map(({ id, data }, index) => {
+  const tasks: TaskOutcome[] = slots.map(({ id, data }, index) => {
     const error = errors[index];
-    if (error) return taskObject({ id, code: error.code, message: error.message, startedAt, path, data });
+    if (error) return taskOutcome({ id, code: error.code, message: error.message, path, data });
     const row = results.get(index)!;
-    if (failed.has(row.id)) return taskObject({ id, code: STATUS.SOURCE_UNAVAILABLE, startedAt, path, data });
-    return taskObject({ id, code: STATUS.OK, startedAt, path, data, result: [toSubscription(latestRow.get(row.id)!)] });
+    if (failed.has(row.id)) return taskOutcome({ id, code: STATUS.SOURCE_UNAVAILABLE, path, data });
+    return taskOutcome({ id, code: STATUS.OK, path, data, result: [toSubscription(latestRow.get(row.id)!)] });
   });
-  return envelope(startedAt, tasks);
+  return batchOutcome(tasks);
 }
 
 /**
@@ -158,10 +158,10 @@ function readDeleteElement(element: Record<string, unknown>): { id?: number; asi
  * observations stay in history. The result is the deleted Subscription; task-level 40400 when the
  * account has no such subscription. Free of charge.
  */
-export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<Envelope> {
+export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
   const path = [...API_PREFIX, 'delete'];
-  const tasks: TaskObject[] = [];
+  const tasks: TaskOutcome[] = [];
   const errors: (DomainError | undefined)[] = [];
   const targets: ({ id?: number; asin?: string; marketplace?: string } | undefined)[] = [];
   for (const element of elements) {
@@ -182,7 +182,7 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
     const target = targets[index];
     const error = errors[index];
     if (!target || error) {
-      tasks.push(taskObject({ id, code: error!.code, message: error!.message, startedAt, path, data }));
+      tasks.push(taskOutcome({ id, code: error!.code, message: error!.message, path, data }));
       continue;
     }
     const found = target.id !== undefined
@@ -191,17 +191,17 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
     const matches = found && (target.asin === undefined || found.asin === target.asin) && (target.marketplace === undefined || found.marketplace === target.marketplace);
     const row = matches ? await deleteSubscription(deps.prisma, account.id, found.id) : null;
     if (!row) {
-      tasks.push(taskObject({ id, code: STATUS.NOT_FOUND, startedAt, path, data }));
+      tasks.push(taskOutcome({ id, code: STATUS.NOT_FOUND, path, data }));
       continue;
     }
     deleted.push(row.id);
-    tasks.push(taskObject({ id, code: STATUS.OK, startedAt, path, data, result: [toSubscription(row)] }));
+    tasks.push(taskOutcome({ id, code: STATUS.OK, path, data, result: [toSubscription(row)] }));
   }
   // The row is gone either way; a monitor that misses the signal ends at its next status check.
   await Promise.all(deleted.map((subscriptionId) => deps.monitors.stop(subscriptionId).catch((err: unknown) => {
     deps.logger.warn({ err, subscriptionId }, 'could not signal the monitor to stop');
   })));
-  return envelope(startedAt, tasks);
+  return batchOutcome(tasks);
 }
 
 /**
@@ -210,7 +210,7 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
  * `offset` ≥ 0, `tag` (max 255, exact match); an invalid one → request-level 400 / 40501 naming it.
  * Two queries whatever the page size: the page, then its latest observations.
  */
-export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, account: AuthAccount, query: Record<string, unknown>, startedAt: number): Promise<Envelope> {
+export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
   const { limit, offset, tag } = readRequestFields(monitoringListQuery, query);
   const rows = await deps.prisma.subscription.findMany({
     where: { accountId: account.id, ...(tag === undefined ? {} : { tag }) },
@@ -223,5 +223,5 @@ export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, accou
   const byId = new Map(observations.map((o) => [o.id, toProduct(o)]));
   const result = rows.map((r) => toSubscription(r, r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
   const data = { ...query, api: 'retail', function: 'list' };
-  return envelope(startedAt, [taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: [...API_PREFIX, 'list'], data, result })]);
+  return batchOutcome([taskOutcome({ id: newTaskId(), code: STATUS.OK, path: [...API_PREFIX, 'list'], data, result })]);
 }

@@ -8,10 +8,9 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { planOf } from '../../core/pricing.js';
-import { PRODUCT_API_PREFIX } from '../rest/envelope/task-get.js';
 import { createChargedTask, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, type Envelope } from '../rest/envelope/envelope.js';
+import { batchOutcome, PRODUCT_API_PREFIX, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
 import { taskPostTask, webhookUrlChecks } from '../../core/validation/requests.js';
 import { taskArray } from '../../core/validation/task-body.js';
@@ -43,14 +42,14 @@ const API_PREFIX = PRODUCT_API_PREFIX;
  * is refunded (cost 0 in the answer). A task left charged without a workflow by an error after its
  * charge, or by the process dying, is started or refunded by the worker's task reconciler.
  */
-export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown, startedAt: number): Promise<{ status: number; body: Envelope }> {
+export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
   const plan = planOf(account.plan);
   const rates = plan.rates;
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new DomainError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
   const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[]; accountId: number }[] = [];
-  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, startedAt, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
+  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
     const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks({ allowlist: deps.config.WEBHOOK_ALLOWLIST, ports: deps.config.WEBHOOK_PORTS }));
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
     payable();
@@ -85,7 +84,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
     return { code: STATUS.TASK_CREATED, cost: charged };
   });
   await Promise.all(finishedWithWebhooks.map((t) => startWebhooks(deps, t)));
-  return { status: 200, body: envelope(startedAt, tasks) };
+  return batchOutcome(tasks);
 }
 
 /** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2). */

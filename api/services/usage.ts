@@ -10,7 +10,7 @@ import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { addDays, daysBetween, sumUsage, usageRows, utcDay, type UsageRow } from '../../core/usage.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
+import { batchOutcome, taskOutcome, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { readRequestFields } from '../../core/validation/read-fields.js';
 import { usageQuery } from '../../core/validation/requests.js';
 import { STATUS } from '../../core/domain/status-codes.js';
@@ -34,8 +34,8 @@ export function usageRange(query: Record<string, unknown>, today = utcDay()): { 
   return { from, to };
 }
 
-/** Builds the usage envelope for the authenticated account and the query's range. */
-export async function usage(prisma: PrismaClient, account: AuthAccount, query: Record<string, unknown>, startedAt: number): Promise<Envelope> {
+/** Builds the usage outcome for the authenticated account and the query's range. */
+export async function usage(prisma: PrismaClient, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
   const { from, to } = usageRange(query);
   const rows = await usageRows(prisma, account.id, from, to);
   const byDay = groupBy(rows, (r) => r.day);
@@ -47,8 +47,8 @@ export async function usage(prisma: PrismaClient, account: AuthAccount, query: R
   const endpoints = [...byEndpoint.keys()].sort().map((endpoint) => ({ endpoint, ...sumUsage(byEndpoint.get(endpoint)!) }));
   const result = [{ date_from: from, date_to: to, days, endpoints, totals: sumUsage(rows) }];
   const data = { ...query, api: 'appendix', function: 'usage' };
-  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'appendix', 'usage'], data, result });
-  return envelope(startedAt, [task]);
+  const task = taskOutcome({ id: newTaskId(), code: STATUS.OK, path: ['v1', 'appendix', 'usage'], data, result });
+  return batchOutcome([task]);
 }
 
 function groupBy(rows: UsageRow[], key: (r: UsageRow) => string): Map<string, UsageRow[]> {

@@ -10,12 +10,12 @@ import { newTaskId } from '../../core/ids.js';
 import { planOf } from '../../core/pricing.js';
 import { usageTotals, utcDay } from '../../core/usage.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { envelope, taskObject, type Envelope } from '../rest/envelope/envelope.js';
+import { batchOutcome, taskOutcome, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { keyListing } from './api-keys.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 
-/** Builds the user_data envelope for the authenticated account. */
-export async function userData(prisma: PrismaClient, auth: AuthAccount, startedAt: number): Promise<Envelope> {
+/** Builds the user_data outcome for the authenticated account. */
+export async function userData(prisma: PrismaClient, auth: AuthAccount): Promise<BatchOutcome> {
   const account = await prisma.account.findUniqueOrThrow({
     where: { id: auth.id },
     include: { apiKeys: { where: { revokedAt: null }, orderBy: { id: 'asc' } } },
@@ -40,6 +40,6 @@ export async function userData(prisma: PrismaClient, auth: AuthAccount, startedA
     api_keys: account.apiKeys.map(keyListing),
     webhook_secret: account.webhookSecret,
   }];
-  const task = taskObject({ id: newTaskId(), code: STATUS.OK, startedAt, path: ['v1', 'appendix', 'user_data'], data: { api: 'appendix', function: 'user_data' }, result });
-  return envelope(startedAt, [task]);
+  const task = taskOutcome({ id: newTaskId(), code: STATUS.OK, path: ['v1', 'appendix', 'user_data'], data: { api: 'appendix', function: 'user_data' }, result });
+  return batchOutcome([task]);
 }

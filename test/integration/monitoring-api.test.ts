@@ -315,9 +315,9 @@ describe('monitoring/list', () => {
       await deliverObservation(prisma, { subscriptionId: id, observationId: await storeObservation(prisma, product(task.result[0].asin, 'com'), id) });
     }
     const account = { id: owner.id, login: 'lister', plan: 'standard', keyId: 0, limits: { requestsPerMinute: 1, tasksPerMinute: 1 } };
-    const envelope = await listMonitoring({ prisma: counting }, account, { limit: '1000' }, performance.now());
-    expect(envelope.tasks[0]!.result).toHaveLength(53);
-    expect(envelope.tasks[0]!.result!.filter((s: any) => s.latest_observation !== null)).toHaveLength(22);
+    const outcome = await listMonitoring({ prisma: counting }, account, { limit: '1000' });
+    expect(outcome.tasks[0]!.result).toHaveLength(53);
+    expect(outcome.tasks[0]!.result!.filter((s: any) => s.latest_observation !== null)).toHaveLength(22);
     expect(operations).toEqual(['Subscription.findMany', 'Observation.findMany']);
   });
 });

@@ -118,8 +118,8 @@ const AccountRef = builder.objectRef<AccountShape>('Account').implement({
         const query: Record<string, unknown> = {};
         if (args.from !== undefined && args.from !== null) query.date_from = args.from;
         if (args.to !== undefined && args.to !== null) query.date_to = args.to;
-        const envelope = metered(ctx, await usage(ctx.prisma, requireAccount(ctx), query, ctx.startedAt));
-        return envelope.tasks[0]!.result![0] as UsageReportShape;
+        const outcome = metered(ctx, await usage(ctx.prisma, requireAccount(ctx), query));
+        return outcome.tasks[0]!.result![0] as UsageReportShape;
       },
     }),
     apiKeys: t.field({ type: [ApiKeyRef], complexity: IN_MEMORY_LIST, description: 'Active keys (at most 20).', resolve: (a) => a.api_keys }),
@@ -134,8 +134,8 @@ builder.queryFields((t) => ({
     complexity: 5,
     resolve: async (_root, _args, ctx) => {
       const account = requireAccount(ctx);
-      const envelope = metered(ctx, await userData(ctx.prisma, account, ctx.startedAt));
-      return { id: account.id, ...(envelope.tasks[0]!.result![0] as Omit<AccountShape, 'id'>) };
+      const outcome = metered(ctx, await userData(ctx.prisma, account));
+      return { id: account.id, ...(outcome.tasks[0]!.result![0] as Omit<AccountShape, 'id'>) };
     },
   }),
 }));

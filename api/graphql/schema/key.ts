@@ -6,7 +6,7 @@
  */
 import type { KeyListing } from '../../services/api-keys.js';
 import { createKeys, revokeKey } from '../../services/api-keys.js';
-import type { TaskObject } from '../../rest/envelope/envelope.js';
+import type { TaskOutcome } from '../../../core/domain/outcomes.js';
 import { builder, type RootFieldPolicy } from '../builder.js';
 import { metered, requireAccount } from '../context.js';
 import { TaskOutcomeRef } from './outcome.js';
@@ -35,11 +35,11 @@ const CreatedApiKeyRef = builder.objectRef<KeyShape>('CreatedApiKey').implement(
 });
 
 /** The key of a successful keys task (its `result[0]`), else null. */
-function keyOf(outcome: TaskObject): KeyShape | null {
-  return outcome.status_code === STATUS.OK ? ((outcome.result?.[0] as KeyShape | undefined) ?? null) : null;
+function keyOf(outcome: TaskOutcome): KeyShape | null {
+  return outcome.code === STATUS.OK ? ((outcome.result?.[0] as KeyShape | undefined) ?? null) : null;
 }
 
-const CreateKeyPayload = builder.objectRef<TaskObject>('CreateKeyPayload').implement({
+const CreateKeyPayload = builder.objectRef<TaskOutcome>('CreateKeyPayload').implement({
   description: 'POST /v1/appendix/keys with one element: 20000 with the key, or task-level 40000 at 20 active keys.',
   interfaces: [TaskOutcomeRef],
   fields: (t) => ({
@@ -47,7 +47,7 @@ const CreateKeyPayload = builder.objectRef<TaskObject>('CreateKeyPayload').imple
   }),
 });
 
-const RevokeKeyPayload = builder.objectRef<TaskObject>('RevokeKeyPayload').implement({
+const RevokeKeyPayload = builder.objectRef<TaskOutcome>('RevokeKeyPayload').implement({
   description: 'DELETE /v1/appendix/keys/{key_id}: 20000 with the revoked key, or task-level 40000 for the only active key.',
   interfaces: [TaskOutcomeRef],
   fields: (t) => ({
@@ -63,8 +63,8 @@ builder.mutationFields((t) => ({
     extensions: { rateLimitTasks: 1 } satisfies RootFieldPolicy,
     resolve: async (_root, args, ctx) => {
       const element = args.label === undefined ? {} : { label: args.label };
-      const envelope = metered(ctx, await createKeys(ctx.prisma, requireAccount(ctx), [element], ctx.startedAt));
-      return envelope.tasks[0]!;
+      const outcome = metered(ctx, await createKeys(ctx.prisma, requireAccount(ctx), [element]));
+      return outcome.tasks[0]!;
     },
   }),
   revokeKey: t.field({
@@ -72,8 +72,8 @@ builder.mutationFields((t) => ({
     description: 'Revokes one of the caller\'s active keys by id; effective on the very next request (40101).',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const envelope = metered(ctx, await revokeKey(ctx.prisma, requireAccount(ctx), String(args.id), ctx.startedAt));
-      return envelope.tasks[0]!;
+      const outcome = metered(ctx, await revokeKey(ctx.prisma, requireAccount(ctx), String(args.id)));
+      return outcome.tasks[0]!;
     },
   }),
 }));

@@ -1,29 +1,30 @@
 /**
- * Mutation results mirror the REST envelope they come from: a request-level code is a GraphQL
- * error (extensions.code); each element of the input has a result whose `statusCode`,
- * `statusMessage` and `cost` are that REST task's.
+ * Mutation results render the same request outcome REST renders as its envelope
+ * (core/domain/outcomes.ts): a request-level code is a GraphQL error (extensions.code); each
+ * element of the input has a result whose `statusCode`, `statusMessage` and `cost` are that
+ * element's, as the REST task of the same request reports them.
  */
 import type { ObjectRef } from '@pothos/core';
-import type { Envelope, TaskObject } from '../../rest/envelope/envelope.js';
+import type { BatchOutcome, TaskOutcome } from '../../../core/domain/outcomes.js';
 import { builder, IN_MEMORY_LIST, type BuilderTypes } from '../builder.js';
 
-export const TaskOutcomeRef = builder.interfaceRef<TaskObject>('TaskOutcome').implement({
+export const TaskOutcomeRef = builder.interfaceRef<TaskOutcome>('TaskOutcome').implement({
   description: 'The outcome of one input element, as the REST task object of the same request reports it.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The REST task id of this element (stored only for accepted product tasks).' }),
-    statusCode: t.exposeInt('status_code', { description: 'Task-level code (api-spec.md "Errors"): 20000 / 20100 on success.' }),
-    statusMessage: t.exposeString('status_message'),
+    statusCode: t.exposeInt('code', { description: 'Task-level code (api-spec.md "Errors"): 20000 / 20100 on success.' }),
+    statusMessage: t.exposeString('message'),
     cost: t.exposeFloat('cost', { description: 'USD charged for this element.' }),
   }),
 });
 
 /** Defines the payload of a batch mutation: totals of the envelope and one result per element. */
-export function batchPayload(name: string, resultRef: ObjectRef<BuilderTypes, TaskObject>) {
-  return builder.objectRef<Envelope>(name).implement({
+export function batchPayload(name: string, resultRef: ObjectRef<BuilderTypes, TaskOutcome>) {
+  return builder.objectRef<BatchOutcome>(name).implement({
     fields: (t) => ({
       cost: t.exposeFloat('cost', { description: 'USD charged for the whole mutation.' }),
-      tasksCount: t.exposeInt('tasks_count'),
-      tasksError: t.exposeInt('tasks_error', { description: 'Results whose statusCode is 40000 or above.' }),
+      tasksCount: t.int({ resolve: (o) => o.tasks.length }),
+      tasksError: t.exposeInt('errors', { description: 'Results whose statusCode is 40000 or above.' }),
       results: t.field({ type: [resultRef], complexity: IN_MEMORY_LIST, description: 'One per input element, in input order.', resolve: (e) => e.tasks }),
     }),
   });

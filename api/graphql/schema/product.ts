@@ -129,10 +129,10 @@ builder.queryFields((t) => ({
       if (args.to !== undefined) element.date_to = args.to;
       if (args.limit !== undefined) element.limit = args.limit;
       if (args.offset !== undefined) element.offset = args.offset;
-      const envelope = metered(ctx, await history(ctx.deps, requireAccount(ctx), [element], ctx.startedAt));
+      const outcome = metered(ctx, await history(ctx.deps, requireAccount(ctx), [element]));
       // One valid element: a field error or an unpaid element is thrown at request level by the service.
-      const task = envelope.tasks[0]!;
-      if (isErrorCode(task.status_code)) throw DomainError.ofCode(task.status_code, task.status_message);
+      const task = outcome.tasks[0]!;
+      if (isErrorCode(task.code)) throw DomainError.ofCode(task.code, task.message);
       return {
         asin: args.asin.trim().toUpperCase(),
         marketplace: resolveMarketplace(args.marketplace)?.code ?? args.marketplace,

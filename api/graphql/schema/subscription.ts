@@ -13,7 +13,7 @@ import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
 import { toProduct } from '../../../core/observations.js';
-import type { TaskObject } from '../../rest/envelope/envelope.js';
+import type { TaskOutcome } from '../../../core/domain/outcomes.js';
 import { readRequestFields } from '../../../core/validation/read-fields.js';
 import { subscriptionId } from '../../../core/validation/fields.js';
 import { subscriptionListFilter } from '../../../core/validation/requests.js';
@@ -140,11 +140,11 @@ const DeletedSubscriptionRef = builder.objectRef<SubscriptionObject>('DeletedSub
 });
 
 /** The Subscription of a successful monitoring task (its `result[0]`), else null. */
-function subscriptionOf(outcome: TaskObject): SubscriptionObject | null {
-  return outcome.status_code === STATUS.OK ? ((outcome.result?.[0] as SubscriptionObject | undefined) ?? null) : null;
+function subscriptionOf(outcome: TaskOutcome): SubscriptionObject | null {
+  return outcome.code === STATUS.OK ? ((outcome.result?.[0] as SubscriptionObject | undefined) ?? null) : null;
 }
 
-const AddSubscriptionResult = builder.objectRef<TaskObject>('AddSubscriptionResult').implement({
+const AddSubscriptionResult = builder.objectRef<TaskOutcome>('AddSubscriptionResult').implement({
   description: 'One monitoring/add element: 20000 with the subscription, or its task-level code.',
   interfaces: [TaskOutcomeRef],
   fields: (t) => ({
@@ -159,7 +159,7 @@ const AddSubscriptionResult = builder.objectRef<TaskObject>('AddSubscriptionResu
   }),
 });
 
-const DeleteSubscriptionResult = builder.objectRef<TaskObject>('DeleteSubscriptionResult').implement({
+const DeleteSubscriptionResult = builder.objectRef<TaskOutcome>('DeleteSubscriptionResult').implement({
   description: 'One monitoring/delete element: 20000 with the deleted subscription, 40400 when the caller has no such subscription.',
   interfaces: [TaskOutcomeRef],
   fields: (t) => ({
@@ -182,7 +182,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const account = requireAccount(ctx);
       const body = args.subscriptions.map((s) => restElement(s, { externalUserId: 'external_user_id' }));
-      return metered(ctx, await addMonitoring(monitoringDeps(ctx), account, body, ctx.startedAt));
+      return metered(ctx, await addMonitoring(monitoringDeps(ctx), account, body));
     },
   }),
   deleteSubscriptions: t.field({
@@ -193,7 +193,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const account = requireAccount(ctx);
       const body = args.subscriptions.map((s) => restElement(s));
-      return metered(ctx, await deleteMonitoring(monitoringDeps(ctx), account, body, ctx.startedAt));
+      return metered(ctx, await deleteMonitoring(monitoringDeps(ctx), account, body));
     },
   }),
 }));

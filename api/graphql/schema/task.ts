@@ -11,7 +11,7 @@ import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
 import { isUuid } from '../../../core/ids.js';
 import { toProduct } from '../../../core/observations.js';
-import type { TaskObject } from '../../rest/envelope/envelope.js';
+import type { TaskOutcome } from '../../../core/domain/outcomes.js';
 import { taskPost } from '../../services/product-tasks.js';
 import { readRequestFields } from '../../../core/validation/read-fields.js';
 import { taskListFilter } from '../../../core/validation/requests.js';
@@ -118,14 +118,14 @@ const TaskPostInput = builder.inputType('TaskPostInput', {
   }),
 });
 
-const PostTaskResult = builder.objectRef<TaskObject>('PostTaskResult').implement({
+const PostTaskResult = builder.objectRef<TaskOutcome>('PostTaskResult').implement({
   description: 'One task_post element: 20100 when accepted (then `task` is set), else its task-level code.',
   interfaces: [TaskOutcomeRef],
   fields: (t) => ({
     task: t.field({
       type: TaskRef,
       nullable: true,
-      resolve: (outcome, _args, ctx) => (outcome.status_code < STATUS.BAD_REQUEST ? ctx.loaders.task.load(outcome.id) : null),
+      resolve: (outcome, _args, ctx) => (outcome.code < STATUS.BAD_REQUEST ? ctx.loaders.task.load(outcome.id) : null),
     }),
   }),
 });
@@ -140,8 +140,7 @@ builder.mutationFields((t) => ({
     extensions: { rateLimitTasks: 'tasks', charged: true } satisfies RootFieldPolicy,
     resolve: async (_root, args, ctx) => {
       const body = args.tasks.map((task) => restElement(task, { postbackUrl: 'postback_url', pingbackUrl: 'pingback_url' }));
-      const { body: envelope } = await taskPost(ctx.deps, requireAccount(ctx), body, ctx.startedAt);
-      return metered(ctx, envelope);
+      return metered(ctx, await taskPost(ctx.deps, requireAccount(ctx), body));
     },
   }),
 }));

@@ -5,6 +5,7 @@
 import { API_VERSION } from '../../../core/version.js';
 import { isErrorCode, STATUS, statusMessage, type StatusCode } from '../../../core/domain/status-codes.js';
 import { roundUsd, sumUsd } from '../../../core/domain/money.js';
+import type { BatchOutcome, TaskOutcome } from '../../../core/domain/outcomes.js';
 
 /** One task of an envelope. `cost` USD; `result` null when failed or unfinished. */
 export interface TaskObject {
@@ -72,4 +73,14 @@ export function envelope(startedAt: number, tasks: TaskObject[], code: StatusCod
     tasks_error: tasks.filter((t) => isErrorCode(t.status_code)).length,
     tasks,
   };
+}
+
+/** Renders an element's outcome as a REST task object, `time` measured from `startedAt`. */
+export function renderTask(outcome: TaskOutcome, startedAt: number): TaskObject {
+  return taskObject({ ...outcome, startedAt });
+}
+
+/** Renders a request's outcome as the REST envelope, `time` measured from `startedAt` (ms, performance.now()). */
+export function renderEnvelope(outcome: BatchOutcome, startedAt: number): Envelope {
+  return envelope(startedAt, outcome.tasks.map((t) => renderTask(t, startedAt)), outcome.code, outcome.message);
 }

@@ -5,12 +5,10 @@
  * webhook-delivery activity imports this module: it is the one allowed edge from worker/ into api/,
  * and the module stays pure (the envelope, status codes, and the type of the view) to keep it so.
  */
+import { PRODUCT_API_PREFIX } from '../../../core/domain/outcomes.js';
 import { STATUS } from '../../../core/domain/status-codes.js';
 import type { TaskGetView } from '../../../core/task-reads.js';
 import { envelope, taskObject, type Envelope } from './envelope.js';
-
-/** Path segments of the product endpoints. */
-export const PRODUCT_API_PREFIX = ['v1', 'retail', 'product'];
 
 /**
  * Builds task_get's envelope: TASK_NOT_READY (40401) while the task runs; otherwise its final code,

@@ -6,7 +6,7 @@ import { STATUS } from '../../../core/domain/status-codes.js';
 import { newTaskId } from '../../../core/ids.js';
 import type { ReadyTask } from '../../../core/task-reads.js';
 import { envelope, taskObject, type Envelope } from './envelope.js';
-import { PRODUCT_API_PREFIX } from './task-get.js';
+import { PRODUCT_API_PREFIX } from '../../../core/domain/outcomes.js';
 
 /**
  * Renders tasks_ready's answer.

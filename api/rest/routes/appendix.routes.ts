@@ -11,7 +11,7 @@ import { newTaskId } from '../../../core/ids.js';
 import { marketplaceRows } from '../../../core/marketplaces.js';
 import { STATUS, STATUS_CODES } from '../../../core/domain/status-codes.js';
 import type { AppState } from '../context.js';
-import { envelope, taskObject, type Envelope } from '../envelope/envelope.js';
+import { envelope, taskObject, type Envelope, renderEnvelope } from '../envelope/envelope.js';
 import { optionalAuth, requireAuth } from '../middleware/auth.js';
 import { createKeys, revokeKey } from '../../services/api-keys.js';
 import { cachedMarketplaceStatuses } from '../../services/status.js';
@@ -37,16 +37,16 @@ export function appendixRoutes(deps: { prisma: PrismaClient }, rateLimits?: Acco
   const maybeAuth = optionalAuth(deps.prisma, rateLimits);
 
   router.get('/user_data', auth, async (ctx) => {
-    ctx.body = await userData(deps.prisma, ctx.state.account!, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await userData(deps.prisma, ctx.state.account!), ctx.state.startedAt);
   });
   router.get('/usage', auth, async (ctx) => {
-    ctx.body = await usage(deps.prisma, ctx.state.account!, ctx.query, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await usage(deps.prisma, ctx.state.account!, ctx.query), ctx.state.startedAt);
   });
   router.post('/keys', auth, async (ctx) => {
-    ctx.body = await createKeys(deps.prisma, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await createKeys(deps.prisma, ctx.state.account!, ctx.request.json), ctx.state.startedAt);
   });
   router.delete('/keys/:key_id', auth, async (ctx) => {
-    ctx.body = await revokeKey(deps.prisma, ctx.state.account!, ctx.params.key_id, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await revokeKey(deps.prisma, ctx.state.account!, ctx.params.key_id), ctx.state.startedAt);
   });
   router.get('/marketplaces', maybeAuth, async (ctx) => {
     ctx.body = listing('marketplaces', marketplaceRows(), ctx.state.startedAt);

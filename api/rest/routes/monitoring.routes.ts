@@ -7,6 +7,7 @@ import type { AppState } from '../context.js';
 import { requireAuth } from '../middleware/auth.js';
 import { addMonitoring, deleteMonitoring, listMonitoring, type MonitoringDeps } from '../../services/monitoring.js';
 import type { MonitorLauncher } from '../../services/monitor-launcher.js';
+import { renderEnvelope } from '../envelope/envelope.js';
 
 /** `deps.monitors` is required by these routes (api/server.ts always provides it). */
 export function monitoringRoutes(deps: Omit<MonitoringDeps, 'monitors'> & { monitors?: MonitorLauncher }, rateLimits?: AccountRateLimits): Router<AppState> {
@@ -18,13 +19,13 @@ export function monitoringRoutes(deps: Omit<MonitoringDeps, 'monitors'> & { moni
   };
 
   router.post('/add', async (ctx) => {
-    ctx.body = await addMonitoring(withMonitors(), ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await addMonitoring(withMonitors(), ctx.state.account!, ctx.request.json), ctx.state.startedAt);
   });
   router.post('/delete', async (ctx) => {
-    ctx.body = await deleteMonitoring(withMonitors(), ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await deleteMonitoring(withMonitors(), ctx.state.account!, ctx.request.json), ctx.state.startedAt);
   });
   router.get('/list', async (ctx) => {
-    ctx.body = await listMonitoring(deps, ctx.state.account!, ctx.query, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await listMonitoring(deps, ctx.state.account!, ctx.query), ctx.state.startedAt);
   });
   return router;
 }

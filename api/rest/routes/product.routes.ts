@@ -12,6 +12,7 @@ import { taskPost, type ProductTaskDeps } from '../../services/product-tasks.js'
 import { getTask, listReadyTasks } from '../../../core/services/task-results.js';
 import { taskGetEnvelope } from '../envelope/task-get.js';
 import { tasksReadyEnvelope } from '../envelope/tasks-ready.js';
+import { renderEnvelope } from '../envelope/envelope.js';
 
 export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLimits): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/retail/product' });
@@ -19,7 +20,7 @@ export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLim
 
   const idempotency = { prisma: deps.prisma, logger: deps.logger, rateLimits };
   router.post('/task_post', async (ctx) => {
-    await answerIdempotently(ctx, idempotency, 'task_post', () => taskPost(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt));
+    await answerIdempotently(ctx, idempotency, 'task_post', async () => ({ status: 200, body: renderEnvelope(await taskPost(deps, ctx.state.account!, ctx.request.json), ctx.state.startedAt) }));
   });
   router.get('/tasks_ready', async (ctx) => {
     ctx.body = tasksReadyEnvelope(await listReadyTasks(deps.prisma, ctx.state.account!.id), ctx.state.startedAt);
@@ -28,10 +29,10 @@ export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLim
     ctx.body = taskGetEnvelope(await getTask(deps.prisma, ctx.state.account!.id, ctx.params.id!), ctx.state.startedAt);
   });
   router.post('/live', async (ctx) => {
-    await answerIdempotently(ctx, idempotency, 'live', async () => ({ status: 200, body: await live(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt) }));
+    await answerIdempotently(ctx, idempotency, 'live', async () => ({ status: 200, body: renderEnvelope(await live(deps, ctx.state.account!, ctx.request.json), ctx.state.startedAt) }));
   });
   router.post('/history', async (ctx) => {
-    ctx.body = await history(deps, ctx.state.account!, ctx.request.json, ctx.state.startedAt);
+    ctx.body = renderEnvelope(await history(deps, ctx.state.account!, ctx.request.json), ctx.state.startedAt);
   });
   return router;
 }
