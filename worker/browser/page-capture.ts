@@ -46,10 +46,17 @@ export interface CapturedDocument {
   bytes: Uint8Array;
   /** The `Content-Type` header, when the response had one. */
   contentType?: string;
+  /** Its `Set-Cookie` header values: Chromium never sees them (it is handed a stand-in). */
+  setCookies: string[];
 }
 
 function header(headers: Protocol.Fetch.HeaderEntry[] | undefined, name: string): string | undefined {
   return headers?.find((h) => h.name.toLowerCase() === name)?.value;
+}
+
+/** Every `Set-Cookie` value of `headers` (CDP gives one entry per header, or several joined by newlines). */
+function setCookiesOf(headers: Protocol.Fetch.HeaderEntry[] | undefined): string[] {
+  return (headers ?? []).filter((h) => h.name.toLowerCase() === 'set-cookie').flatMap((h) => h.value.split('\n')).filter(Boolean);
 }
 
 function originOf(url: string): string | undefined {
@@ -87,10 +94,12 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     const isRedirect = status !== undefined && status >= 300 && status < 400 && header(event.responseHeaders, 'location') !== undefined;
     if (!captured && status !== undefined && !isRedirect && event.frameId === mainFrameId) {
       const contentType = header(event.responseHeaders, 'content-type');
+      const setCookies = setCookiesOf(event.responseHeaders);
       captured = cdp.send('Fetch.getResponseBody', { requestId }).then(({ body, base64Encoded }) => ({
         status,
         bytes: new Uint8Array(Buffer.from(body, base64Encoded ? 'base64' : 'utf8')),
         ...(contentType !== undefined && { contentType }),
+        setCookies,
       }));
       // Answer only once the body is taken; a failure surfaces through `captured`.
       const taken = await captured.then(() => true, () => false);
@@ -130,10 +139,12 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
   if (captured) return await captured;
   // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.
   if (!response) throw new Error(`navigation to ${options.url} produced no response`);
-  const contentType = response.headers()['content-type'];
+  const headers = response.headers();
+  const contentType = headers['content-type'];
   return {
     status: response.status(),
     bytes: await response.content(),
     ...(contentType !== undefined && { contentType }),
+    setCookies: headers['set-cookie']?.split('\n').filter(Boolean) ?? [],
   };
 }
