@@ -106,7 +106,7 @@ export function createProductReadActivities({ prisma, source, identities, source
       let read: IdentityRead;
       try {
         read = await readWithIdentities(
-          { source, identities, attempts: sourceAttempts, logger },
+          { source, identities, attempts: sourceAttempts, logger: logger.child({ ...(taskId && { taskId }), ...(input.subscriptionId !== undefined && { subscriptionId: input.subscriptionId }) }) },
           { marketplace, asin, signal: ctx.cancellationSignal, deadline: readDeadline(ctx.info) },
         );
       } catch (error) {
@@ -114,7 +114,7 @@ export function createProductReadActivities({ prisma, source, identities, source
         fetchMs = performance.now() - fetchStart;
         if (error instanceof ReadAttemptsFailedError) {
           await Promise.all([record(error.blocked ? 'blocked' : 'unavailable'), running]);
-          logger.warn({ asin, marketplace: marketplace.code, attempts: error.attempts }, error.noIdentity ? 'no identity to read with' : 'source read failed on every identity');
+          logger.warn({ asin, marketplace: marketplace.code, ...(taskId && { taskId }), attempts: error.attempts }, error.noIdentity ? 'no identity to read with' : 'source read failed on every identity');
           const type = error.noIdentity ? NO_SOURCE_IDENTITY : error.blocked ? SOURCE_BLOCKED : SOURCE_UNAVAILABLE;
           throw ApplicationFailure.create({ type, message: error.message, nonRetryable: true, details: [{ attempts: error.attempts }] });
         }
