@@ -36,6 +36,11 @@ export interface CaptureOptions {
   timeoutMs: number;
   /** When set, requests to any other origin are blocked. */
   allowedOrigin?: string;
+  /**
+   * Collect the document's `Set-Cookie` headers (a session keeps them). The Fetch domain hides
+   * them, so this also listens to the Network domain's raw response headers.
+   */
+  collectCookies?: boolean;
 }
 
 /** The main document as received. */
@@ -46,7 +51,10 @@ export interface CapturedDocument {
   bytes: Uint8Array;
   /** The `Content-Type` header, when the response had one. */
   contentType?: string;
-  /** Its `Set-Cookie` header values: Chromium never sees them (it is handed a stand-in). */
+  /**
+   * Its `Set-Cookie` header values, its redirects' included (with `collectCookies`; else empty):
+   * Chromium keeps none of them (it is handed a stand-in).
+   */
   setCookies: string[];
 }
 
@@ -54,9 +62,9 @@ function header(headers: Protocol.Fetch.HeaderEntry[] | undefined, name: string)
   return headers?.find((h) => h.name.toLowerCase() === name)?.value;
 }
 
-/** Every `Set-Cookie` value of `headers` (CDP gives one entry per header, or several joined by newlines). */
-function setCookiesOf(headers: Protocol.Fetch.HeaderEntry[] | undefined): string[] {
-  return (headers ?? []).filter((h) => h.name.toLowerCase() === 'set-cookie').flatMap((h) => h.value.split('\n')).filter(Boolean);
+/** Every `Set-Cookie` value of raw response headers (several are joined by newlines). */
+function setCookiesOf(headers: Protocol.Network.Headers): string[] {
+  return Object.entries(headers).filter(([name]) => name.toLowerCase() === 'set-cookie').flatMap(([, value]) => String(value).split('\n')).filter(Boolean);
 }
 
 function originOf(url: string): string | undefined {
@@ -77,6 +85,11 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
   const { frameTree } = await cdp.send('Page.getFrameTree');
   const mainFrameId = frameTree.frame.id;
   let captured: Promise<CapturedDocument> | undefined;
+  // Raw Set-Cookie headers by network request id (a redirect chain shares one), and the document's id.
+  const cookieHeaders = new Map<string, string[]>();
+  let documentNetworkId: string | undefined;
+  const withCookies = (document: CapturedDocument): CapturedDocument =>
+    ({ ...document, setCookies: documentNetworkId === undefined ? [] : (cookieHeaders.get(documentNetworkId) ?? []) });
 
   const onPaused = async (event: Protocol.Fetch.RequestPausedEvent): Promise<void> => {
     const { requestId } = event;
@@ -94,12 +107,12 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     const isRedirect = status !== undefined && status >= 300 && status < 400 && header(event.responseHeaders, 'location') !== undefined;
     if (!captured && status !== undefined && !isRedirect && event.frameId === mainFrameId) {
       const contentType = header(event.responseHeaders, 'content-type');
-      const setCookies = setCookiesOf(event.responseHeaders);
+      documentNetworkId = event.networkId;
       captured = cdp.send('Fetch.getResponseBody', { requestId }).then(({ body, base64Encoded }) => ({
         status,
         bytes: new Uint8Array(Buffer.from(body, base64Encoded ? 'base64' : 'utf8')),
         ...(contentType !== undefined && { contentType }),
-        setCookies,
+        setCookies: [],
       }));
       // Answer only once the body is taken; a failure surfaces through `captured`.
       const taken = await captured.then(() => true, () => false);
@@ -120,6 +133,14 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     // The session dies with the page; a late failure here has nothing left to affect.
     onPaused(event).catch(() => undefined);
   });
+  if (options.collectCookies) {
+    // Raw headers arrive as soon as the response's headers do, before the navigation settles.
+    cdp.on('Network.responseReceivedExtraInfo', (event) => {
+      const values = setCookiesOf(event.headers);
+      if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
+    });
+    await cdp.send('Network.enable');
+  }
   await cdp.send('Fetch.enable', {
     patterns: [
       { urlPattern: '*', requestStage: 'Request' },
@@ -133,10 +154,10 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
   } catch (error) {
     // The document arrived but the navigation did not settle (the page closed under it): the bytes
     // are what we read, so they still count.
-    if (captured) return await captured.catch(() => Promise.reject(error));
+    if (captured) return withCookies(await captured.catch(() => Promise.reject(error)));
     throw error;
   }
-  if (captured) return await captured;
+  if (captured) return withCookies(await captured);
   // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.
   if (!response) throw new Error(`navigation to ${options.url} produced no response`);
   const headers = response.headers();
@@ -145,6 +166,6 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     status: response.status(),
     bytes: await response.content(),
     ...(contentType !== undefined && { contentType }),
-    setCookies: headers['set-cookie']?.split('\n').filter(Boolean) ?? [],
+    setCookies: options.collectCookies ? (headers['set-cookie']?.split('\n').filter(Boolean) ?? []) : [],
   };
 }

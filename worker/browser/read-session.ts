@@ -131,7 +131,9 @@ export class ReadSession implements AsyncDisposable {
         { slot: lease.slot, browser, ...(spare && { spare }), marketplace: this.request.marketplace, url, ...(identity && { identity }) },
         resources,
       );
-      const document = await capturePage(page, { url, timeoutMs: navTimeoutMs, ...(sourceOrigin !== undefined && { allowedOrigin: sourceOrigin }) });
+      const document = await capturePage(page, {
+        url, timeoutMs: navTimeoutMs, ...(sourceOrigin !== undefined && { allowedOrigin: sourceOrigin }), ...(identity && { collectCookies: true }),
+      });
       // Over already (interrupted while capturing): nobody else will close what was adopted late.
       if (resources.isStopped) await resources.close();
       return document;
