@@ -60,7 +60,7 @@ const proxyList = z.string().transform((text, ctx): SourceProxy[] => {
   }
 }).meta({ format: 'comma-separated `scheme://[user:pass@]host:port` (http, https, socks4, socks5), or `@/path/to/file`' });
 
-const marketplaceProxyList = optionalString.pipe(proxyList.optional());
+const marketplaceProxyList = optionalString.pipe(proxyList.optional()).meta({ format: 'as SOURCE_PROXIES' });
 
 /** The variable that overrides SOURCE_PROXIES for one marketplace. */
 export type MarketplaceProxiesVariable = `SOURCE_PROXIES_${Uppercase<MarketplaceCode>}`;
@@ -157,9 +157,9 @@ export const configSchema = z.object({
   SOURCE_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3)
     .describe(
       'Reads of one page within one read attempt, each on another identity (session: proxy, cookie jar, ' +
-      'fingerprint; another proxy when the marketplace has more than one) after a robot check, an error page, ' +
-      'HTTP 403/429/503 or a proxy error, always within the task\'s budget; when all are blocked the task ' +
-      'answers 50301 (refunded).',
+      'fingerprint; another proxy when the marketplace has more than one) after a robot check, an error or ' +
+      'degraded page, an error status (429, 503, …), a proxy error or a timeout, always within the task\'s ' +
+      'budget; when every attempt failed the task answers 50301 (refunded).',
     ),
   SOURCE_PROXIES: z.string().default('').pipe(proxyList)
     .describe(
@@ -169,8 +169,8 @@ export const configSchema = z.object({
   ...marketplaceProxies,
   SOURCE_PROXY_MAX_BLOCK_RATE: z.coerce.number().min(0).max(1).default(0.5)
     .describe(
-      'Share of a proxy\'s last 20 reads of a marketplace (at least 5) blocked or failed at the proxy above ' +
-      'which the proxy is quarantined for that marketplace for SOURCE_PROXY_COOLDOWN.',
+      'Share of a proxy\'s last 20 reads of a marketplace (judged from 5 reads on) that were blocked or failed ' +
+      '(proxy error, timeout) above which the proxy is quarantined for that marketplace for SOURCE_PROXY_COOLDOWN.',
     ),
   SOURCE_PROXY_COOLDOWN: duration.default(600_000)
     .describe('How long a quarantined proxy is left out; when every proxy of a marketplace is out, its reads fail at once (50301).'),

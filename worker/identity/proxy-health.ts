@@ -4,7 +4,8 @@
  * own, so a proxy blocked by one may still serve the others.
  *
  * Each (proxy, marketplace) keeps the outcomes of its last {@link HEALTH_WINDOW} reads; a read that
- * met a block or failed at the proxy counts against it, a read with a page or a timeout does not.
+ * met a block or failed (proxy error, timeout, network) counts against it, a read with a page
+ * (a product or a not-found page) does not.
  * Once at least {@link MIN_READS_TO_JUDGE} reads are in the window and the share against it
  * passes the threshold, the proxy is out of that marketplace's rotation for the cool-down,
  * logged once; it comes back with an empty window.
