@@ -20,7 +20,7 @@ import { startForwardProxy, type ForwardProxy } from '../scripts/forward-proxies
 import { BrowserGrid } from '../worker/browser/browser-grid.js';
 import { resolveChromePath } from '../worker/browser/chrome-path.js';
 import { decodePage, parseProductPage } from '../worker/parser/index.js';
-import { envInt, p50, p95, printHeader, Results } from './machine.js';
+import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, p50, p95, printHeader, Results } from './machine.js';
 import { replayDir, replayProducts, repoRoot } from './pages.js';
 
 const READS = envInt('BENCH_PROXY_READS', 60);
@@ -110,6 +110,8 @@ try {
   for (let i = 0; i < SLOTS; i++) await scenarios[1]!.read!(products[i % products.length]!.asin, 'com');
   const rssAfter = process.memoryUsage().rss;
 
+  await awaitQuiet('proxies');
+  const cpuBefore = cpuSnapshot();
   let next = 0;
   for (let done = 0; done < READS; done += ROUND) {
     for (const scenario of scenarios) {
@@ -128,17 +130,18 @@ try {
     }
   }
 
+  const cpu = cpuShare(cpuBefore, cpuSnapshot());
+  console.log(`\n  ${cpuText(cpu)} (over all scenarios: they ran interleaved)`);
   const baseline = p50(scenarios.find((s) => s.name === '3 proxies, 0 % blocked')!.times);
   const direct = p50(scenarios[0]!.times);
   for (const s of scenarios) {
     console.log(`\n  ${s.name}`);
-    results.add(`${s.name}: reads ending with data`, (100 * s.withData) / s.times.length, '%');
-    results.add(`${s.name}: read p50`, p50(s.times), 'ms');
-    results.add(`${s.name}: read p95`, p95(s.times), 'ms');
-    results.add(`${s.name}: attempts per read`, s.attempts / s.times.length, '', { digits: 2 });
-    if (s.blocked !== undefined && s.blocked > 0) results.add(`${s.name}: added p50 vs 0 % blocked`, p50(s.times) - baseline, 'ms');
-    if (s.blocked === 0) results.add(`${s.name}: added p50 vs direct as before`, p50(s.times) - direct, 'ms');
-    if (s.name === 'direct, sessions') results.add(`${s.name}: added p50 vs direct as before`, p50(s.times) - direct, 'ms');
+    results.add(`${s.name}: reads ending with data`, (100 * s.withData) / s.times.length, '%', { cpu });
+    results.add(`${s.name}: read p50`, p50(s.times), 'ms', { cpu });
+    results.add(`${s.name}: read p95`, p95(s.times), 'ms', { cpu });
+    results.add(`${s.name}: attempts per read`, s.attempts / s.times.length, '', { digits: 2, cpu });
+    if (s.blocked !== undefined && s.blocked > 0) results.add(`${s.name}: added p50 vs 0 % blocked`, p50(s.times) - baseline, 'ms', { cpu });
+    if (s.blocked === 0 || s.name === 'direct, sessions') results.add(`${s.name}: added p50 vs direct as before`, p50(s.times) - direct, 'ms', { cpu });
   }
   console.log('');
   results.add('RSS added by the identity libraries', (rssAfter - rssBefore) / 2 ** 20, 'MiB', { note: 'Crawlee, fingerprint-generator/-injector, after their first reads' });
