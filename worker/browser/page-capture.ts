@@ -139,14 +139,16 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
       const values = setCookiesOf(event.headers);
       if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
     });
-    await cdp.send('Network.enable');
   }
-  await cdp.send('Fetch.enable', {
-    patterns: [
-      { urlPattern: '*', requestStage: 'Request' },
-      { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
-    ],
-  });
+  await Promise.all([
+    cdp.send('Fetch.enable', {
+      patterns: [
+        { urlPattern: '*', requestStage: 'Request' },
+        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+      ],
+    }),
+    options.collectCookies && cdp.send('Network.enable'),
+  ]);
 
   let response;
   try {

@@ -1,9 +1,15 @@
 /**
  * Browser fingerprints of sessions: Apify's fingerprint-generator draws a plausible desktop Chrome
  * (user agent, client hints, screen, navigator) from real-world statistics, in the marketplace's
- * locale; fingerprint-injector applies it to a page (user agent, headers, screen metrics, and a
- * script that makes navigator and screen agree). The marketplace's `Accept-Language` (core/
- * marketplaces.ts) is kept exactly, so the source answers in the marketplace's language as before.
+ * locale; fingerprint-injector's script makes the page's navigator and screen agree with it. The
+ * marketplace's `Accept-Language` (core/marketplaces.ts) is kept exactly, so the source answers in
+ * the marketplace's language as before.
+ *
+ * The page settings are sent to Chromium at once rather than one after another as the injector's
+ * `attachFingerprintToPuppeteer` does (it costs a read several CDP round trips in a row); what
+ * reaches the source is the same: the user agent, the client hints and the language. The
+ * request-dependent headers the generator also draws (`Accept`, `Sec-Fetch-*`, …) are left to
+ * Chromium, which writes them per request.
  */
 import { FingerprintGenerator, type BrowserFingerprintWithHeaders } from 'fingerprint-generator';
 import { FingerprintInjector } from 'fingerprint-injector';
@@ -14,6 +20,13 @@ export type { BrowserFingerprintWithHeaders };
 
 let generator: FingerprintGenerator | undefined;
 let injector: FingerprintInjector | undefined;
+/** The injector's script of each fingerprint, built once per session (≈ 33 KB of text). */
+const scripts = new WeakMap<BrowserFingerprintWithHeaders, string>();
+
+/** The headers of a fingerprint that hold for every request of the browser: its client hints and language. */
+function browserWideHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => /^sec-ch-ua(-|$)|^accept-language$/i.test(name)));
+}
 
 /**
  * The languages of an `Accept-Language` value, in order: `de-DE,de;q=0.9` → `['de-DE', 'de']`.
@@ -33,8 +46,19 @@ export function marketplaceFingerprint(marketplace: Marketplace): BrowserFingerp
   return { ...drawn, headers: { ...drawn.headers, 'accept-language': marketplace.acceptLanguage } };
 }
 
-/** Applies `fingerprint` to `page` before it navigates (fingerprint-injector's Puppeteer path). */
+/** Applies `fingerprint` to `page` before it navigates: user agent, client hints and language, screen, the injector's script. */
 export async function applyFingerprint(page: Page, fingerprint: BrowserFingerprintWithHeaders): Promise<void> {
   injector ??= new FingerprintInjector();
-  await injector.attachFingerprintToPuppeteer(page, fingerprint);
+  let script = scripts.get(fingerprint);
+  if (script === undefined) {
+    script = injector.getInjectableScript(fingerprint);
+    scripts.set(fingerprint, script);
+  }
+  const { screen, navigator } = fingerprint.fingerprint;
+  await Promise.all([
+    page.setUserAgent({ userAgent: navigator.userAgent }),
+    page.setExtraHTTPHeaders(browserWideHeaders(fingerprint.headers)),
+    page.setViewport({ width: screen.width, height: screen.height, deviceScaleFactor: screen.devicePixelRatio }),
+    page.evaluateOnNewDocument(script),
+  ]);
 }

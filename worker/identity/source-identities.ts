@@ -95,8 +95,10 @@ class SessionIdentity implements ReadIdentity {
 
   async preparePage(page: Page): Promise<void> {
     const credentials = this.proxy?.revealCredentials();
-    if (credentials) await page.authenticate(credentials);
-    await applyFingerprint(page, this.session.userData.fingerprint as BrowserFingerprintWithHeaders);
+    await Promise.all([
+      credentials && page.authenticate(credentials),
+      applyFingerprint(page, this.session.userData.fingerprint as BrowserFingerprintWithHeaders),
+    ]);
   }
 }
 
