@@ -151,7 +151,8 @@ describe('proxies', () => {
         read.page.done?.();
         outcomes.push(read.attempts.map((a) => `${a.proxy === proxies[0]!.label ? 'dead' : 'live'} ${a.outcome}${a.reason ? ` ${a.reason}` : ''}`));
       }
-      // Round-robin starts on the dead proxy until it has failed MIN_READS_TO_JUDGE times.
+      // Round-robin gives every other read's first attempt to the dead proxy until it has failed MIN_READS_TO_JUDGE times.
+      expect(outcomes.slice(0, 2).map((attempts) => attempts.map((a) => a.split(' ')[0]))).toEqual([['dead', 'live'], ['live']]);
       const deadAttempts = outcomes.flat().filter((o) => o.startsWith('dead'));
       expect(deadAttempts).toHaveLength(MIN_READS_TO_JUDGE);
       for (const attempt of deadAttempts) expect(attempt).toBe('dead proxy_error net::ERR_PROXY_CONNECTION_FAILED');

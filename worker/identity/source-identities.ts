@@ -72,6 +72,11 @@ interface Routes {
 
 const silent = new Log({ level: LogLevel.OFF });
 
+/** One of `choices`, at random. */
+function pick<T>(choices: readonly T[]): T {
+  return choices[Math.floor(Math.random() * choices.length)]!;
+}
+
 /** The identity of a session, as the grid uses it (worker/browser/read-identity.ts). */
 class SessionIdentity implements ReadIdentity {
   readonly proxyServer?: string;
@@ -125,9 +130,10 @@ export class SourceIdentities {
   }
 
   /**
-   * An identity for the next attempt of a read of `marketplace`: a proxy out of quarantine, one the
-   * read has not used yet when there is one, in round-robin order; and a usable session of it the
-   * read has not used yet (a new one when needed).
+   * An identity for the next attempt of a read of `marketplace`: a proxy out of quarantine (the
+   * next in round-robin order for a read's first attempt; for a retry, one the read has not used
+   * yet when there is one, at random), and a usable session of it the read has not used yet (a new
+   * one when needed).
    * @throws NoSourceIdentityError when every proxy of the marketplace is quarantined.
    */
   async checkout(marketplace: Marketplace, avoid: Avoid): Promise<IdentityLease> {
@@ -139,7 +145,9 @@ export class SourceIdentities {
         throw new NoSourceIdentityError(`every proxy of marketplace ${marketplace.code} is quarantined (${routes.proxies.map((p) => p.label).join(', ')})`);
       }
       const fresh = open.filter((p) => !avoid.proxies.has(p.label));
-      proxy = await this.nextProxy(routes, fresh.length > 0 ? fresh : open);
+      // A read's first attempt takes the rotation's next proxy; a retry any other one, leaving the
+      // rotation to first attempts (else, with two proxies, every read would start on the same one).
+      proxy = avoid.proxies.size === 0 ? await this.nextProxy(routes, open) : pick(fresh.length > 0 ? fresh : open);
     }
     const label = proxy?.label ?? DIRECT;
     const pool = await this.poolOf(marketplace, label);
