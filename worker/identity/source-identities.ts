@@ -11,7 +11,7 @@ import { Configuration, Log, LogLevel, ProxyConfiguration, Session, SessionPool,
 import type { Logger } from 'pino';
 import type { CookieData, Page } from 'puppeteer-core';
 import { sourceProxiesFor, type Config } from '../../core/config.js';
-import type { Marketplace, MarketplaceCode } from '../../core/marketplaces.js';
+import { MARKETPLACE_CODES, type Marketplace, type MarketplaceCode } from '../../core/marketplaces.js';
 import { sourceProxyLatency, sourceProxyReads } from '../../core/metrics.js';
 import type { SourceProxy } from '../../core/proxy-list.js';
 import type { SourceAttemptOutcome } from '../../core/domain/task-messages.js';
@@ -72,6 +72,19 @@ interface Routes {
 
 const silent = new Log({ level: LogLevel.OFF });
 
+/**
+ * Crawlee's rotation over `proxies`. Its validation error would quote the URL (credentials and
+ * all), so it is replaced by one naming the marketplace only.
+ * @throws Error when Crawlee refuses an entry that core/proxy-list.ts accepted.
+ */
+function rotationOf(proxies: readonly SourceProxy[], code: MarketplaceCode): ProxyConfiguration {
+  try {
+    return new ProxyConfiguration({ proxyUrls: proxies.map((p) => p.revealUrl()) });
+  } catch {
+    throw new Error(`Crawlee's ProxyConfiguration refused a proxy of marketplace ${code} (${proxies.map((p) => p.label).join(', ')})`);
+  }
+}
+
 /** One of `choices`, at random. */
 function pick<T>(choices: readonly T[]): T {
   return choices[Math.floor(Math.random() * choices.length)]!;
@@ -115,8 +128,10 @@ export class SourceIdentities {
   /** Crawlee's services (storage, events) for these pools only: in memory, nothing written to disk. */
   private readonly crawlee = new Configuration({ persistStorage: false, purgeOnStart: false });
 
+  /** @throws Error when Crawlee refuses a marketplace's proxy list (at start, not on a read). */
   constructor(private readonly options: SourceIdentitiesOptions) {
     this.health = new ProxyHealth({ maxBlockRate: options.maxBlockRate, cooldownMs: options.cooldownMs, logger: options.logger, ...(options.now && { now: options.now }) });
+    for (const code of MARKETPLACE_CODES) this.routesOf(code);
   }
 
   /** The identities of SOURCE_PROXIES / SOURCE_PROXIES_<CODE>, SOURCE_PROXY_MAX_BLOCK_RATE and SOURCE_PROXY_COOLDOWN. */
@@ -209,11 +224,7 @@ export class SourceIdentities {
     let routes = this.routes.get(code);
     if (!routes) {
       const proxies = this.options.proxiesFor(code);
-      routes = {
-        proxies,
-        rotation: proxies.length > 0 ? new ProxyConfiguration({ proxyUrls: proxies.map((p) => p.revealUrl()) }) : undefined,
-        byUrl: new Map(proxies.map((p) => [p.revealUrl(), p])),
-      };
+      routes = { proxies, rotation: proxies.length > 0 ? rotationOf(proxies, code) : undefined, byUrl: new Map(proxies.map((p) => [p.revealUrl(), p])) };
       this.routes.set(code, routes);
     }
     return routes;
