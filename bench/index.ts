@@ -3,7 +3,7 @@
  * each in its own process and, for the parts that run the service, once per database (PGlite, the
  * embedded default, and a scratch database on the real PostgreSQL at DATABASE_URL_TEST, default
  * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, graphql, api, live, throughput,
- * history (default: all; parser and graphql run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
+ * history, proxies (default: all; parser, graphql and proxies run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
  * run, the target and PASS/MISS. `--write` also puts that table into BENCHMARKS.md.
  */
 import { spawn } from 'node:child_process';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DB_KINDS, DB_LABEL, dbKindsFromArgs, fmt, machineDescription, printHeader, targetText, verdict, type BenchResult, type DbKind } from './machine.js';
 
-const PARTS = ['parser', 'graphql', 'api', 'live', 'throughput', 'history'] as const;
+const PARTS = ['parser', 'graphql', 'api', 'live', 'throughput', 'history', 'proxies'] as const;
 type Part = (typeof PARTS)[number];
 
 const args = process.argv.slice(2);
@@ -75,10 +75,10 @@ for (const part of parts) {
     const { code, output } = await runScript('parser.ts', []);
     if (code !== 0) failures.push(`parser (exit ${code})`);
     parserRows.push(...parserResults(output));
-  } else if (part === 'graphql') {
-    // The refusals it measures run no SQL: once, on PGlite; it reports through BENCH_RESULT_FILE.
-    const { code } = await runScript('graphql.ts', []);
-    if (code !== 0) failures.push(`graphql (exit ${code})`);
+  } else if (part === 'graphql' || part === 'proxies') {
+    // The refusals it measures run no SQL, the page reads store nothing: once; each reports through BENCH_RESULT_FILE.
+    const { code } = await runScript(`${part}.ts`, []);
+    if (code !== 0) failures.push(`${part} (exit ${code})`);
   } else {
     // One process per database: nothing of the first service (timers, pools) lingers into the second.
     for (const kind of kinds) {

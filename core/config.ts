@@ -5,6 +5,8 @@
 import path from 'node:path';
 import ms from 'ms';
 import { z } from 'zod';
+import { MARKETPLACE_CODES, type MarketplaceCode } from './marketplaces.js';
+import { ProxyListError, parseProxyList, type SourceProxy } from './proxy-list.js';
 
 /** Parses a duration such as `90s`, `5m`, `1h` (the `ms` library) into milliseconds. */
 const duration = z.string().trim().transform((text, ctx) => {
@@ -46,6 +48,32 @@ const listenAddress = z.string().trim().transform((text, ctx) => {
   }
   return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '0.0.0.0', port };
 }).meta({ format: '`[host:]port`' });
+
+/** A proxy list (core/proxy-list.ts); a bad entry is named by position, never by its text (it may hold credentials). */
+const proxyList = z.string().transform((text, ctx): SourceProxy[] => {
+  try {
+    return parseProxyList(text);
+  } catch (error) {
+    if (!(error instanceof ProxyListError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+    return z.NEVER;
+  }
+}).meta({ format: 'comma-separated `scheme://[user:pass@]host:port` (http, https, socks4, socks5), or `@/path/to/file`' });
+
+const marketplaceProxyList = optionalString.pipe(proxyList.optional()).meta({ format: 'as SOURCE_PROXIES' });
+
+/** The variable that overrides SOURCE_PROXIES for one marketplace. */
+export type MarketplaceProxiesVariable = `SOURCE_PROXIES_${Uppercase<MarketplaceCode>}`;
+
+/** `SOURCE_PROXIES_<CODE>` of marketplace `code` (`de` → `SOURCE_PROXIES_DE`). */
+export function marketplaceProxiesVariable(code: MarketplaceCode): MarketplaceProxiesVariable {
+  return `SOURCE_PROXIES_${code.toUpperCase()}` as MarketplaceProxiesVariable;
+}
+
+const marketplaceProxies = Object.fromEntries(MARKETPLACE_CODES.map((code) => [
+  marketplaceProxiesVariable(code),
+  marketplaceProxyList.describe(`Proxies for reads of marketplace \`${code}\` only, same format as SOURCE_PROXIES; unset → SOURCE_PROXIES.`),
+])) as Record<MarketplaceProxiesVariable, typeof marketplaceProxyList>;
 
 /** TRUST_PROXY → trusted proxy hops: unset / empty / `false` / `0` → 0, `true` → 1, `n` → n (at most 10). */
 const trustProxy = z.string().trim().toLowerCase().transform((text, ctx) => {
@@ -121,7 +149,31 @@ export const configSchema = z.object({
       'Under `npm start` the API\'s /metrics serves the same registry.',
     ),
   SOURCE_READ_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3)
-    .describe('Attempts of one source read before a task fails with 50301.'),
+    .describe(
+      'Attempts of the read activity (Temporal retries, with backoff) before a task fails with 50301: a ' +
+      'browser that crashed or could not be reached, a worker lost mid-read. Blocked reads are retried on ' +
+      'other identities inside one attempt (SOURCE_ATTEMPTS).',
+    ),
+  SOURCE_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3)
+    .describe(
+      'Reads of one page within one read attempt, each on another identity (session: proxy, cookie jar, ' +
+      'fingerprint; another proxy when the marketplace has more than one) after a robot check, an error or ' +
+      'degraded page, an error status (429, 503, …), a proxy error or a timeout, always within the task\'s ' +
+      'budget; when every attempt failed the task answers 50301 (refunded).',
+    ),
+  SOURCE_PROXIES: z.string().default('').pipe(proxyList)
+    .describe(
+      'Outbound proxies of page reads, one Chromium context per read through one of them; empty → reads go ' +
+      'out directly. Credentials never appear in logs, metrics or payloads (a proxy is named `host:port`).',
+    ),
+  ...marketplaceProxies,
+  SOURCE_PROXY_MAX_BLOCK_RATE: z.coerce.number().min(0).max(1).default(0.5)
+    .describe(
+      'Share of a proxy\'s last 20 reads of a marketplace (judged from 5 reads on) that were blocked or failed ' +
+      '(proxy error, timeout) above which the proxy is quarantined for that marketplace for SOURCE_PROXY_COOLDOWN.',
+    ),
+  SOURCE_PROXY_COOLDOWN: duration.default(600_000)
+    .describe('How long a quarantined proxy is left out; when every proxy of a marketplace is out, its reads fail at once (50301).'),
   NODE_ENV: optionalString.transform((s) => s ?? 'development')
     .describe('`production` turns off development aids (GraphiQL and GraphQL introspection).'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
@@ -219,6 +271,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   return Object.freeze(result.data);
+}
+
+/** The proxies of marketplace `code`: its SOURCE_PROXIES_<CODE> when set, else SOURCE_PROXIES (empty → direct). */
+export function sourceProxiesFor(config: Config, code: MarketplaceCode): readonly SourceProxy[] {
+  return config[marketplaceProxiesVariable(code)] ?? config.SOURCE_PROXIES;
 }
 
 /** Base URL of public links without a trailing slash: `PUBLIC_BASE_URL`, else `http://127.0.0.1:<PORT>`. */

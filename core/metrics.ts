@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics (prom-client), one registry per process: HTTP requests and latency by route,
  * tasks by state (read from the database at most once per DB_GAUGE_CACHE_MS, whatever the number
- * of scrapes), source reads by marketplace and outcome, webhook attempts, monitoring deliveries.
+ * of scrapes), source reads by marketplace and outcome, read attempts per proxy (reads, outcomes,
+ * latency, quarantines), webhook attempts, monitoring deliveries.
  *
  * Where /metrics is served (operations-contract.md `METRICS_TOKEN` / `METRICS_LISTEN`; never
  * public on the API port), decided by `apiMetricsExposure`:
@@ -41,6 +42,44 @@ export const sourceReads = new Counter({
   name: 'retail_source_reads_total',
   help: 'Product page reads by marketplace and outcome',
   labelNames: ['marketplace', 'outcome'] as const,
+  registers: [registry],
+});
+
+/**
+ * Page read attempts by proxy (`host:port`, `host:port#n`, or `direct`; never credentials),
+ * marketplace and outcome: `product`, `not_found`, `blocked` (robot check, error page, error
+ * status), `proxy_error` (the proxy refused, failed or asked for credentials), `unavailable`
+ * (timeout, network). One read may make several attempts (SOURCE_ATTEMPTS).
+ */
+export const sourceProxyReads = new Counter({
+  name: 'retail_source_proxy_reads_total',
+  help: 'Page read attempts by proxy host, marketplace and outcome',
+  labelNames: ['proxy', 'marketplace', 'outcome'] as const,
+  registers: [registry],
+});
+
+/** Duration of page read attempts in seconds by proxy, from a page slot to the document's bytes or the failure. */
+export const sourceProxyLatency = new Histogram({
+  name: 'retail_source_proxy_read_duration_seconds',
+  help: 'Page read attempt duration in seconds by proxy host',
+  labelNames: ['proxy'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
+
+/** Times a proxy was quarantined for a marketplace (SOURCE_PROXY_MAX_BLOCK_RATE). */
+export const sourceProxyQuarantines = new Counter({
+  name: 'retail_source_proxy_quarantines_total',
+  help: 'Quarantines of a proxy for a marketplace',
+  labelNames: ['proxy', 'marketplace'] as const,
+  registers: [registry],
+});
+
+/** 1 while a proxy is quarantined for a marketplace, else 0. */
+export const sourceProxyQuarantined = new Gauge({
+  name: 'retail_source_proxy_quarantined',
+  help: '1 while the proxy is quarantined for the marketplace',
+  labelNames: ['proxy', 'marketplace'] as const,
   registers: [registry],
 });
 

@@ -14,6 +14,7 @@ import { startMetricsServer, type MetricsServer } from '../core/metrics-server.j
 import { isMainModule, runStandalone } from '../core/standalone.js';
 import { temporalTaskLauncher } from '../core/temporal/task-launcher.js';
 import { BrowserGrid } from './browser/browser-grid.js';
+import { SourceIdentities } from './identity/source-identities.js';
 import { ensureMaintenanceSchedules } from './schedules.js';
 import { createWorker } from './worker.js';
 
@@ -37,13 +38,14 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   let grid: BrowserGrid | undefined;
   let created: Awaited<ReturnType<typeof createWorker>>;
+  const identities = SourceIdentities.fromConfig(config, logger.child({ component: 'source-identities' }));
   try {
     grid = await BrowserGrid.fromConfig(config, logger.child({ component: 'browser-grid' }));
     created = await createWorker({
       config,
       address: options.temporalAddress,
       deps: {
-        prisma: options.prisma, source: grid, logger,
+        prisma: options.prisma, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger,
         webhooks: {
           allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS,
           accountSlots: config.WEBHOOK_ACCOUNT_SLOTS, resolve: options.webhookResolver,
@@ -53,6 +55,7 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
     });
   } catch (error) {
     await grid?.close();
+    await identities.close();
     await clientConnection.close();
     throw error;
   }
@@ -71,6 +74,7 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
         await connection.close();
         await clientConnection.close();
         await grid.close();
+        await identities.close();
       })();
       return stopping;
     },

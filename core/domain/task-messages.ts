@@ -42,6 +42,29 @@ export function urgencyOfPriority(priority: number): ReadUrgency {
   return priority === 2 ? 'high' : 'normal';
 }
 
+/**
+ * How one attempt of a page read ended: with a page (`product`, `not_found`), or not: `blocked`
+ * (robot check, error or degraded page, an error status), `proxy_error` (the proxy refused,
+ * failed, or asked for credentials it did not accept), `unavailable` (timeout, network, the budget).
+ */
+export type SourceAttemptOutcome = 'product' | 'not_found' | 'blocked' | 'proxy_error' | 'unavailable';
+
+/**
+ * One attempt of a page read on one identity, for operators (worker log, the activity's result or
+ * failure details). Never credentials: the proxy is named `host:port` (`#n` when several entries
+ * share it) or `direct`.
+ */
+export interface SourceAttempt {
+  /** The session (proxy + cookie jar + fingerprint) the attempt went out with. */
+  session: string;
+  proxy: string;
+  /** From asking for a page slot to the page's kind or the failure, ms. */
+  ms: number;
+  outcome: SourceAttemptOutcome;
+  /** What blocked or failed it (`robot_check`, `HTTP 503`, `timeout`, `net::ERR_…`); absent on a page. */
+  reason?: string;
+}
+
 /** What the source-read activity returns: the stored observation's id and its status. */
 export interface ReadProductResult {
   /** Stored observation id, as a decimal string (bigint is not JSON). */
@@ -51,6 +74,8 @@ export interface ReadProductResult {
   statusCode?: number;
   /** Only when the read was given a monitoring run: how its observation was paid. */
   delivery?: RunDelivery;
+  /** Every attempt of the read, the last one the one that read the page (absent on a run read before). */
+  attempts?: SourceAttempt[];
 }
 
 /** Input of the source-read activity: a task's read, a monitoring run's read, or a plain read. */

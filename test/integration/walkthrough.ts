@@ -185,9 +185,11 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
       expect(ledgerSum).toBeCloseTo(balance, 9);
     });
 
-    it('/metrics (on METRICS_LISTEN) counts source reads by marketplace and outcome', async () => {
+    it('/metrics (on METRICS_LISTEN) counts source reads by marketplace and outcome, and their attempts by route', async () => {
       const text = await (await fetch(`${stack.api.metricsUrl}/metrics`)).text();
-      expect(text).toMatch(/retail_source_reads_total\{marketplace="in",outcome="blocked"\} 3/);
+      // The captcha task's read counts once (blocked); each of its SOURCE_ATTEMPTS attempts counts per route.
+      expect(text).toMatch(/retail_source_reads_total\{marketplace="in",outcome="blocked"\} 1/);
+      expect(text).toMatch(/retail_source_proxy_reads_total\{proxy="direct",marketplace="in",outcome="blocked"\} 3/);
       expect(text).toMatch(/retail_source_reads_total\{marketplace="com",outcome="not_found"\} 1/);
       expect(text).toMatch(/retail_source_reads_total\{marketplace="de",outcome="ok"\} \d+/);
     });

@@ -23,6 +23,7 @@ import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 import { createProductReadActivities } from '../../worker/activities/product-read.js';
 import { BrowserGrid } from '../../worker/browser/browser-grid.js';
 import { resolveChromePath } from '../../worker/browser/chrome-path.js';
+import { SourceIdentities } from '../../worker/identity/source-identities.js';
 import { startStandaloneWorker } from '../../worker/main.js';
 import { startMetricsServer, type MetricsServer } from '../../core/metrics-server.js';
 import { syntheticReplayDir } from '../support/env.js';
@@ -45,7 +46,9 @@ beforeAll(async () => {
   replay = await startReplayServer({ dir: syntheticReplayDir, port: 0 });
   grid = await BrowserGrid.start({ wsEndpoints: [], chromePath: resolveChromePath(process.env.CHROME_PATH), maxPages: 2, navTimeoutMs: 20_000, sourceOrigin: replay.url });
   const sink = new Writable({ write(chunk, _encoding, done) { logLines.push(JSON.parse(String(chunk))); done(); } });
-  activities = createProductReadActivities({ prisma, source: grid, logger: pino({ level: 'info' }, sink) });
+  const logger = pino({ level: 'info' }, sink);
+  const identities = SourceIdentities.fromConfig(loadConfig({}), logger);
+  activities = createProductReadActivities({ prisma, source: grid, identities, sourceAttempts: 3, logger });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
 });
 
@@ -61,7 +64,9 @@ afterAll(async () => {
 /** Reads one page through the activity; a thrown ApplicationFailure is returned as `{ failure }`. */
 async function read(asin: string, marketplace: string): Promise<{ status?: string; observationId?: string; failure?: string }> {
   try {
-    return await new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') }).run(activities.readProductPage, { asin, marketplace });
+    // As Temporal schedules a task's read: 90 s from its start, no schedule-to-close limit.
+    const info = { scheduledTimestampMs: Date.now(), currentAttemptScheduledTimestampMs: Date.now(), startToCloseTimeoutMs: 90_000, scheduleToCloseTimeoutMs: 0 };
+    return await new MockActivityEnvironment(info, { logger: new DefaultLogger('ERROR') }).run(activities.readProductPage, { asin, marketplace });
   } catch (error) {
     return { failure: (error as { type?: string }).type ?? String(error) };
   }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/logger.js';
+import { createLogger, type Logger } from '../../core/logger.js';
 import { startStack, type Stack, type StackOptions } from '../../scripts/stack.js';
 import { startDelayedReplay, type DelayedReplay } from './delayed-replay.js';
 import { syntheticReplayDir } from './env.js';
@@ -35,6 +35,8 @@ export interface TestStackOptions {
   database?: () => Promise<{ url?: string; drop(): Promise<void> }>;
   /** startStack's options over the test defaults (no Temporal Web UI, Temporal history in memory). */
   stack?: StackOptions;
+  /** The service's logger (default level `error` to standard output); e.g. test/support/log-capture.ts. */
+  logger?: Logger;
 }
 
 /** Starts the replay server and the stack; on failure stops what it started, then rethrows. */
@@ -53,7 +55,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       DATA_DIR: dataDir, PORT: '0', RETAIL_SOURCE_ORIGIN: replay.url, LOG_LEVEL: 'error',
       ...(db?.url ? { DATABASE_URL: db.url } : {}), ...options.env,
     });
-    const stack = await startStack(config, createLogger('error'), { temporalUiPort: false, persistTemporal: false, ...options.stack });
+    const stack = await startStack(config, options.logger ?? createLogger('error'), { temporalUiPort: false, persistTemporal: false, ...options.stack });
     started.push(() => stack.stop());
     const connection = await Connection.connect({ address: stack.temporalAddress });
     started.push(() => connection.close());

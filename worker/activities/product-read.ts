@@ -1,8 +1,10 @@
 /**
- * The source read: fetch the page through the browser grid, decide the page kind, parse, store the
- * observation. HTML never leaves this activity; it returns the observation id.
+ * The source read: fetch the page through the browser grid on one identity after another until
+ * one gets a page (worker/identity/identity-reads.ts: the page kind is decided there), parse,
+ * store the observation. HTML never leaves this activity; it returns the observation id and the
+ * attempts.
  */
-import { Context, ApplicationFailure } from '@temporalio/activity';
+import { Context, ApplicationFailure, type Info } from '@temporalio/activity';
 import type { Logger } from '../../core/logger.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
@@ -12,21 +14,38 @@ import { monitoringDeliveries } from '../../core/metrics.js';
 import { finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js';
 import { version1Fields, type Product } from '../../core/product.js';
 import { recordSourceRead, type SourceReadOutcome } from '../../core/source-reads.js';
-import type { SourcePage } from '../browser/browser-grid.js';
 import { BrowserGridError } from '../browser/errors.js';
-import { decodePage, parseProductPage, PARSER_VERSION } from '../parser/index.js';
-import { MONITORING_RUN_CLOSED, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
+import { PARSER_VERSION } from '../parser/index.js';
+import { ReadAttemptsFailedError, readWithIdentities, type IdentityRead, type PageSource } from '../identity/identity-reads.js';
+import type { SourceIdentities } from '../identity/source-identities.js';
+import { MONITORING_RUN_CLOSED, NO_SOURCE_IDENTITY, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
 import type { ReadProductInput, ReadProductResult } from '../../core/domain/task-messages.js';
 
 /** What the activity needs of the browser grid. */
-export interface ProductPageSource {
-  read(request: { marketplace: Marketplace; asin: string; signal?: AbortSignal }): Promise<SourcePage>;
-}
+export type ProductPageSource = PageSource;
 
 export interface ProductReadDeps {
   prisma: PrismaClient;
   source: ProductPageSource;
+  /** The sessions and proxies reads go out with. */
+  identities: SourceIdentities;
+  /** SOURCE_ATTEMPTS: attempts of one read, each on another identity. */
+  sourceAttempts: number;
   logger: Logger;
+}
+
+/**
+ * When this activity attempt must be over (epoch ms): its start-to-close limit from now, and the
+ * schedule-to-close limit (a live read's budget) from when it was first scheduled; undefined when
+ * neither is set.
+ */
+export function readDeadline(info: Pick<Info, 'scheduledTimestampMs' | 'scheduleToCloseTimeoutMs' | 'startToCloseTimeoutMs'>, now = Date.now()): number | undefined {
+  const ends = [
+    info.startToCloseTimeoutMs > 0 ? now + info.startToCloseTimeoutMs : Infinity,
+    info.scheduleToCloseTimeoutMs > 0 ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs : Infinity,
+  ];
+  const end = Math.min(...ends);
+  return Number.isFinite(end) ? end : undefined;
 }
 
 /** Builds a not_found Product: every other field null/empty (product-page-contract.md). */
@@ -40,12 +59,17 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
 
 /**
  * Creates the `readProductPage` activity.
- * Throws a retryable ApplicationFailure (`SourceBlocked`) for robot checks, error pages and degraded
- * pages, and `SourceUnavailable` for transport failures; a 404 or not-found page is an observation.
- * Every read is recorded (counter + `source_reads` row, core/source-reads.ts) with its outcome and
- * fetch time; a failure to record never fails the read.
+ * A read that met a robot check, an error or degraded page, an error status or a proxy failure on
+ * every identity it tried (SOURCE_ATTEMPTS, within the activity's time limits) throws a
+ * non-retryable ApplicationFailure (`SourceBlocked`, or `SourceUnavailable` when the last attempt
+ * did not reach a page; `NoSourceIdentity` when every proxy is quarantined) whose details hold the
+ * attempts; a browser that crashed or could not be reached throws a retryable `SourceUnavailable`
+ * (Temporal's retries, SOURCE_READ_ATTEMPTS). A 404 or not-found page is an observation.
+ * Every read is recorded once (counter + `source_reads` row, core/source-reads.ts) with its final
+ * outcome, so a read that succeeded on a retry counts as a success; a failure to record never
+ * fails the read.
  */
-export function createProductReadActivities({ prisma, source, logger }: ProductReadDeps) {
+export function createProductReadActivities({ prisma, source, identities, sourceAttempts, logger }: ProductReadDeps) {
   return {
     /**
      * With `subscriptionId`, the stored observation is attached to that monitoring subscription;
@@ -79,28 +103,35 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
       const fetchStart = performance.now();
       let fetchMs: number | undefined;
       const record = (outcome: SourceReadOutcome) => recordSourceRead({ prisma, logger }, { marketplace: marketplace.code, outcome, durationMs: fetchMs });
-      let page: SourcePage;
+      let read: IdentityRead;
       try {
-        page = await source.read({ marketplace, asin, signal: ctx.cancellationSignal });
+        read = await readWithIdentities(
+          { source, identities, attempts: sourceAttempts, logger: logger.child({ ...(taskId && { taskId }), ...(input.subscriptionId !== undefined && { subscriptionId: input.subscriptionId }) }) },
+          { marketplace, asin, signal: ctx.cancellationSignal, deadline: readDeadline(ctx.info) },
+        );
       } catch (error) {
         if (ctx.cancellationSignal.aborted) throw error;
-        const message = `source read failed: ${(error as Error).message}`;
         fetchMs = performance.now() - fetchStart;
+        if (error instanceof ReadAttemptsFailedError) {
+          await Promise.all([record(error.blocked ? 'blocked' : 'unavailable'), running]);
+          logger.warn({ asin, marketplace: marketplace.code, ...(taskId && { taskId }), attempts: error.attempts }, error.noIdentity ? 'no identity to read with' : 'source read failed on every identity');
+          const type = error.noIdentity ? NO_SOURCE_IDENTITY : error.blocked ? SOURCE_BLOCKED : SOURCE_UNAVAILABLE;
+          throw ApplicationFailure.create({ type, message: error.message, nonRetryable: true, details: [{ attempts: error.attempts }] });
+        }
+        const message = `source read failed: ${(error as Error).message}`;
         await Promise.all([record('unavailable'), running]);
         if (error instanceof BrowserGridError && !error.retryable) throw ApplicationFailure.nonRetryable(message, SOURCE_UNAVAILABLE);
         throw ApplicationFailure.retryable(message, SOURCE_UNAVAILABLE);
       } finally {
         clearInterval(heartbeat);
       }
-      fetchMs = performance.now() - fetchStart;
+      const { page, parsed, attempts } = read;
+      fetchMs = performance.now() - fetchStart - read.parseMs;
       const observedAt = new Date().toISOString();
       const log = logger.child({ asin, marketplace: marketplace.code, httpStatus: page.httpStatus, loadMs: page.loadMs });
       try {
-        const parseStart = performance.now();
-        const html = decodePage(page.bytes, page.contentType);
-        const parsed = parseProductPage(html, marketplace);
         // Where the activity's time goes besides the page load (ms), logged with the observation.
-        const timings = { waitMs: Math.round(fetchMs - page.loadMs), parseMs: Math.round(performance.now() - parseStart), storeMs: 0 };
+        const timings = { waitMs: Math.round(fetchMs - page.loadMs), parseMs: read.parseMs, storeMs: 0, attempts: attempts.length };
         /** Stores the observation (and records the read beside it), then completes the task if any. */
         const finish = async (product: Product, outcome: SourceReadOutcome): Promise<ReadProductResult> => {
           const storeStart = performance.now();
@@ -108,23 +139,18 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
             const [stored] = await Promise.all([closedRunToFailure(() => storeMonitoringObservation(prisma, { ...run, product })), record(outcome)]);
             monitoringDeliveries.inc({ outcome: stored.delivery });
             timings.storeMs = Math.round(performance.now() - storeStart);
-            return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery };
+            return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery, attempts };
           }
           const [id] = await Promise.all([storeObservation(prisma, product, input.subscriptionId), record(outcome), running]);
           const statusCode = taskId ? (await finishTaskFromObservation(prisma, taskId, id)).statusCode : undefined;
           timings.storeMs = Math.round(performance.now() - storeStart);
-          return { observationId: id.toString(), status: product.status, ...(statusCode === undefined ? {} : { statusCode }) };
+          return { observationId: id.toString(), status: product.status, ...(statusCode === undefined ? {} : { statusCode }), attempts };
         };
-        if (page.httpStatus === 404 || parsed.kind === 'not_found') {
+        // The identity read returns a product page or a not-found page (a 404 of any kind is one).
+        if (parsed.kind !== 'product' || page.httpStatus === 404) {
           const result = await finish(notFoundProduct(marketplace, asin, observedAt), 'not_found');
           log.info(timings, 'product not found');
           return result;
-        }
-        if (parsed.kind !== 'product' || page.httpStatus >= 400) {
-          const reason = parsed.kind === 'product' ? `HTTP ${page.httpStatus}` : `${parsed.kind}: ${parsed.reason}`;
-          log.warn({ reason }, 'source read blocked');
-          await Promise.all([record('blocked'), running]);
-          throw ApplicationFailure.retryable(`source blocked (${reason})`, SOURCE_BLOCKED);
         }
         const product: Product = {
           asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,

@@ -36,6 +36,11 @@ export interface CaptureOptions {
   timeoutMs: number;
   /** When set, requests to any other origin are blocked. */
   allowedOrigin?: string;
+  /**
+   * Collect the document's `Set-Cookie` headers (a session keeps them). The Fetch domain hides
+   * them, so this also listens to the Network domain's raw response headers.
+   */
+  collectCookies?: boolean;
 }
 
 /** The main document as received. */
@@ -46,10 +51,20 @@ export interface CapturedDocument {
   bytes: Uint8Array;
   /** The `Content-Type` header, when the response had one. */
   contentType?: string;
+  /**
+   * Its `Set-Cookie` header values, its redirects' included (with `collectCookies`; else empty):
+   * Chromium keeps none of them (it is handed a stand-in).
+   */
+  setCookies: string[];
 }
 
 function header(headers: Protocol.Fetch.HeaderEntry[] | undefined, name: string): string | undefined {
   return headers?.find((h) => h.name.toLowerCase() === name)?.value;
+}
+
+/** Every `Set-Cookie` value of raw response headers (several are joined by newlines). */
+function setCookiesOf(headers: Protocol.Network.Headers): string[] {
+  return Object.entries(headers).filter(([name]) => name.toLowerCase() === 'set-cookie').flatMap(([, value]) => String(value).split('\n')).filter(Boolean);
 }
 
 function originOf(url: string): string | undefined {
@@ -70,6 +85,11 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
   const { frameTree } = await cdp.send('Page.getFrameTree');
   const mainFrameId = frameTree.frame.id;
   let captured: Promise<CapturedDocument> | undefined;
+  // Raw Set-Cookie headers by network request id (a redirect chain shares one), and the document's id.
+  const cookieHeaders = new Map<string, string[]>();
+  let documentNetworkId: string | undefined;
+  const withCookies = (document: CapturedDocument): CapturedDocument =>
+    ({ ...document, setCookies: documentNetworkId === undefined ? [] : (cookieHeaders.get(documentNetworkId) ?? []) });
 
   const onPaused = async (event: Protocol.Fetch.RequestPausedEvent): Promise<void> => {
     const { requestId } = event;
@@ -87,10 +107,12 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     const isRedirect = status !== undefined && status >= 300 && status < 400 && header(event.responseHeaders, 'location') !== undefined;
     if (!captured && status !== undefined && !isRedirect && event.frameId === mainFrameId) {
       const contentType = header(event.responseHeaders, 'content-type');
+      documentNetworkId = event.networkId;
       captured = cdp.send('Fetch.getResponseBody', { requestId }).then(({ body, base64Encoded }) => ({
         status,
         bytes: new Uint8Array(Buffer.from(body, base64Encoded ? 'base64' : 'utf8')),
         ...(contentType !== undefined && { contentType }),
+        setCookies: [],
       }));
       // Answer only once the body is taken; a failure surfaces through `captured`.
       const taken = await captured.then(() => true, () => false);
@@ -111,12 +133,22 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     // The session dies with the page; a late failure here has nothing left to affect.
     onPaused(event).catch(() => undefined);
   });
-  await cdp.send('Fetch.enable', {
-    patterns: [
-      { urlPattern: '*', requestStage: 'Request' },
-      { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
-    ],
-  });
+  if (options.collectCookies) {
+    // Raw headers arrive as soon as the response's headers do, before the navigation settles.
+    cdp.on('Network.responseReceivedExtraInfo', (event) => {
+      const values = setCookiesOf(event.headers);
+      if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
+    });
+  }
+  await Promise.all([
+    cdp.send('Fetch.enable', {
+      patterns: [
+        { urlPattern: '*', requestStage: 'Request' },
+        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+      ],
+    }),
+    options.collectCookies && cdp.send('Network.enable'),
+  ]);
 
   let response;
   try {
@@ -124,16 +156,18 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
   } catch (error) {
     // The document arrived but the navigation did not settle (the page closed under it): the bytes
     // are what we read, so they still count.
-    if (captured) return await captured.catch(() => Promise.reject(error));
+    if (captured) return withCookies(await captured.catch(() => Promise.reject(error)));
     throw error;
   }
-  if (captured) return await captured;
+  if (captured) return withCookies(await captured);
   // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.
   if (!response) throw new Error(`navigation to ${options.url} produced no response`);
-  const contentType = response.headers()['content-type'];
+  const headers = response.headers();
+  const contentType = headers['content-type'];
   return {
     status: response.status(),
     bytes: await response.content(),
     ...(contentType !== undefined && { contentType }),
+    setCookies: options.collectCookies ? (headers['set-cookie']?.split('\n').filter(Boolean) ?? []) : [],
   };
 }

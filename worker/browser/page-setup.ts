@@ -2,11 +2,15 @@
  * Prepares the page one read navigates in: a fresh incognito context (a spare one when ready, see
  * worker/browser/spare-pages.ts) with the marketplace's language and currency pinned
  * (`i18n-prefs`/`lc-main` cookies, `Accept-Language`) and a user agent without `HeadlessChrome`,
- * so the source answers as it would a shopper of that marketplace.
+ * so the source answers as it would a shopper of that marketplace. A read with an identity
+ * (read-identity.ts) gets its context through the identity's proxy, the session's cookies, and
+ * the identity's own page preparation (fingerprint, proxy credentials) in place of the slot's
+ * user agent.
  */
 import type { Browser, Page } from 'puppeteer-core';
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { BrowserSlot } from './browser-slot.js';
+import { contextOptions, type ReadIdentity } from './read-identity.js';
 import type { ReadResources } from './read-resources.js';
 import type { SparePage } from './spare-pages.js';
 
@@ -22,6 +26,8 @@ export interface PageSetup {
   marketplace: Marketplace;
   /** The product URL the page will navigate to (its host receives the cookies). */
   url: string;
+  /** The session the read goes out with; a proxied one never gets a spare (spares have no proxy). */
+  identity?: ReadIdentity;
 }
 
 /**
@@ -30,13 +36,15 @@ export interface PageSetup {
  * @throws ReadStoppedError when the read is over between two steps; puppeteer's errors otherwise.
  */
 export async function prepareReadPage(setup: PageSetup, resources: ReadResources): Promise<Page> {
-  const { browser, spare, marketplace, url } = setup;
-  const context = spare?.context ?? (await browser.createBrowserContext());
+  const { browser, spare, marketplace, url, identity } = setup;
+  const options = contextOptions(identity);
+  const context = options ? await browser.createBrowserContext(options) : (spare?.context ?? (await browser.createBrowserContext()));
   resources.adoptContext(context);
-  if (spare) resources.adoptPage(spare.page);
+  if (spare && !options) resources.adoptPage(spare.page);
   resources.throwIfStopped();
   const host = new URL(url).hostname;
   await context.setCookie(
+    ...(identity?.cookies(url) ?? []),
     { name: 'i18n-prefs', value: marketplace.currency, domain: host, path: '/' },
     { name: 'lc-main', value: marketplace.language, domain: host, path: '/' },
   );
@@ -47,10 +55,14 @@ export async function prepareReadPage(setup: PageSetup, resources: ReadResources
     resources.adoptPage(page);
   }
   resources.throwIfStopped();
-  await Promise.all([
-    page.setExtraHTTPHeaders({ 'Accept-Language': marketplace.acceptLanguage }),
-    page.setUserAgent({ userAgent: await setup.slot.headfulUserAgent(browser) }),
-  ]);
+  if (identity) {
+    await identity.preparePage(page);
+  } else {
+    await Promise.all([
+      page.setExtraHTTPHeaders({ 'Accept-Language': marketplace.acceptLanguage }),
+      page.setUserAgent({ userAgent: await setup.slot.headfulUserAgent(browser) }),
+    ]);
+  }
   resources.throwIfStopped();
   return page;
 }

@@ -97,6 +97,7 @@ export class ReadSession implements AsyncDisposable {
       httpStatus: document.status,
       bytes: document.bytes,
       ...(document.contentType !== undefined && { contentType: document.contentType }),
+      setCookies: document.setCookies,
       requestedUrl: this.url,
       loadMs: Math.round(performance.now() - started),
     };
@@ -123,12 +124,16 @@ export class ReadSession implements AsyncDisposable {
     try {
       const browser = await pool.browserFor(lease, url, () => resources.isStopped);
       resources.throwIfStopped();
-      const spare = await spares.take(lease.slot, browser);
+      const { identity } = this.request;
+      // Spares have no proxy: a proxied read opens its own context and leaves the spare to the next direct one.
+      const spare = identity?.proxyServer ? undefined : await spares.take(lease.slot, browser);
       const page = await prepareReadPage(
-        { slot: lease.slot, browser, ...(spare && { spare }), marketplace: this.request.marketplace, url },
+        { slot: lease.slot, browser, ...(spare && { spare }), marketplace: this.request.marketplace, url, ...(identity && { identity }) },
         resources,
       );
-      const document = await capturePage(page, { url, timeoutMs: navTimeoutMs, ...(sourceOrigin !== undefined && { allowedOrigin: sourceOrigin }) });
+      const document = await capturePage(page, {
+        url, timeoutMs: navTimeoutMs, ...(sourceOrigin !== undefined && { allowedOrigin: sourceOrigin }), ...(identity && { collectCookies: true }),
+      });
       // Over already (interrupted while capturing): nobody else will close what was adopted late.
       if (resources.isStopped) await resources.close();
       return document;

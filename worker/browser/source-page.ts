@@ -3,6 +3,7 @@
  * the product-read activity.
  */
 import type { Marketplace } from '../../core/marketplaces.js';
+import type { ReadIdentity } from './read-identity.js';
 
 /** One read: the product page of `asin` on `marketplace`. */
 export interface ReadRequest {
@@ -11,6 +12,8 @@ export interface ReadRequest {
   asin: string;
   /** Aborting rejects the read with `ReadCancelledError` after its page and context are closed. */
   signal?: AbortSignal;
+  /** The session the read goes out with (proxy, cookies, fingerprint); unset → direct, the slot's user agent. */
+  identity?: ReadIdentity;
 }
 
 /** The main document of a product page as the source answered it (not interpreted). */
@@ -21,6 +24,8 @@ export interface SourcePage {
   bytes: Uint8Array;
   /** The `Content-Type` header, when the response had one. */
   contentType?: string;
+  /** The main document's `Set-Cookie` header values (for the session's cookie jar); empty when none. */
+  setCookies: string[];
   /** The URL navigated to. */
   requestedUrl: string;
   /** Time from acquiring a page slot to having the bytes (context setup + navigation), ms. Queue wait excluded. */
