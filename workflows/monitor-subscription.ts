@@ -67,6 +67,8 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   const s: MonitorState = input.state ?? {
     frequency: input.frequency,
     ...initialSchedule(input, Date.now()),
+    // A subscription is added paused only for its balance (`paused_balance`).
+    ...(input.paused ? { pausedReason: 'balance' as const } : {}),
     deliveries: 0,
     run: 1,
   };

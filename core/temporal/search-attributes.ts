@@ -34,14 +34,12 @@ export async function searchAttributeProblems(connection: Connection, namespace:
 }
 
 /**
- * The `temporal operator search-attribute create` commands that register `names` (one per type,
- * as the CLI takes one `--type` per call), joined with ` && `.
+ * The `temporal operator search-attribute create` commands that register `names`, one per
+ * attribute (the CLI v1.5.1 registers only the first of several `--name` flags), joined with ` && `.
  */
 export function createCommand(names: readonly SearchAttributeName[], target: { address: string; namespace: string }): string {
-  const byType = new Map<AttributeType, SearchAttributeName[]>();
-  for (const name of names) byType.set(SEARCH_ATTRIBUTES[name].type, [...(byType.get(SEARCH_ATTRIBUTES[name].type) ?? []), name]);
-  return [...byType].map(([type, list]) =>
-    `temporal operator search-attribute create --address ${target.address} --namespace ${target.namespace} ${list.map((n) => `--name ${n}`).join(' ')} --type ${CLI_TYPE_NAMES[type]}`,
+  return names.map((name) =>
+    `temporal operator search-attribute create --address ${target.address} --namespace ${target.namespace} --name ${name} --type ${CLI_TYPE_NAMES[SEARCH_ATTRIBUTES[name].type]}`,
   ).join(' && ');
 }
 
