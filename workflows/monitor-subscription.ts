@@ -34,14 +34,14 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES, operatorTag, utcText } from '../core/domain/operator-view.js';
+import { SEARCH_ATTRIBUTES, subscriptionSummary, subscriptionUpdates, utcText } from '../core/domain/operator-view.js';
 import { pageReadQueue } from '../core/domain/queues.js';
 import { STATUS } from '../core/domain/status-codes.js';
 import { initialSchedule, isReadDue, nextDueAfterRead, nextWakeAt, pausedRecheckAt, withInterval } from '../core/domain/scheduling.js';
 import type { MonitorOutcome, MonitorPauseReason, MonitorState, MonitorSubscriptionInput } from '../core/domain/subscription-messages.js';
 import type { ActivityContract, WorkerActivities } from './activity-contract.js';
 import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
-import { showDetails, upsertResultCode, upsertTag } from './operator-view.js';
+import { showDetails, upsertAttributes, upsertResultCode } from './operator-view.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
@@ -80,7 +80,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
     // if that moment has passed, the read happens at once.
     Object.assign(s, withInterval(s, settings.intervalMs, Date.now()));
     s.frequency = settings.frequency;
-    if (settings.tag !== undefined && operatorTag(settings.tag) !== (workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.Tag) ?? null)) upsertTag(settings.tag);
+    relabel(settings.tag);
     wake = true;
   });
   setHandler(resumeMonitorSignal, () => {
@@ -91,6 +91,15 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
     stopped = true;
   });
   setHandler(monitorStateQuery, () => ({ ...s, nextReadAt: new Date(s.nextDueAt).toISOString() }));
+
+  /** Brings `Tag` and `Summary` up to date after a frequency or tag change (an upsert only on change). */
+  const relabel = (newTag: string | null | undefined) => {
+    const attributes = workflowInfo().typedSearchAttributes;
+    const tag = newTag === undefined ? attributes.get(SEARCH_ATTRIBUTES.Tag) : newTag;
+    const sub = { subscriptionId, asin: input.asin, marketplace: input.marketplace, frequency: s.frequency, accountId: attributes.get(SEARCH_ATTRIBUTES.AccountId), tag };
+    const summary = attributes.get(SEARCH_ATTRIBUTES.Summary);
+    if (summary !== undefined && summary !== subscriptionSummary(sub)) upsertAttributes(subscriptionUpdates(sub));
+  };
 
   /** The ResultCode operators see: the pause's code while paused, else the last read's (none before it). */
   const shownCode = () => (s.paused ? (s.pausedReason === 'account_disabled' ? STATUS.ACCOUNT_DISABLED : STATUS.PAYMENT_REQUIRED) : (s.lastResultCode ?? null));

@@ -1,6 +1,6 @@
 /**
  * What the workflows tell the Temporal UI about themselves (core/domain/operator-view.ts): the
- * `ResultCode` (and a subscription's `Tag`) search attributes upserted as they change, and the
+ * `ResultCode` (and a subscription's `Tag` and `Summary`) search attributes upserted as they change, and the
  * current details shown on the workflow's page.
  *
  * An upsert is a command in the workflow's history, so it stands behind patch `operator-view`:
@@ -9,7 +9,7 @@
  * commands (they answer Temporal's `__temporal_workflow_metadata` query) and need no patch.
  */
 import { patched, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { resultCodeUpdate, tagUpdate } from '../core/domain/operator-view.js';
+import { resultCodeUpdate, type AttributeUpdate } from '../core/domain/operator-view.js';
 
 /** Patch from which workflows upsert their search attributes. */
 export const OPERATOR_VIEW_PATCH = 'operator-view';
@@ -21,9 +21,9 @@ export function upsertResultCode(code: number | null): boolean {
   return true;
 }
 
-/** Upserts `Tag` (removed when there is none). */
-export function upsertTag(tag: string | null | undefined): void {
-  if (patched(OPERATOR_VIEW_PATCH)) upsertSearchAttributes(tagUpdate(tag));
+/** Upserts other attributes (`null` removes one). */
+export function upsertAttributes(updates: AttributeUpdate[]): void {
+  if (patched(OPERATOR_VIEW_PATCH)) upsertSearchAttributes(updates);
 }
 
 /** Sets the details the UI shows on the workflow's page (Markdown lines). */

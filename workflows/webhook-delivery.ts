@@ -17,7 +17,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES, deliveryAttributes, deliverySummary, utcText } from '../core/domain/operator-view.js';
+import { SEARCH_ATTRIBUTES, deliveryAttributes, deliverySummary, startLabels, utcText } from '../core/domain/operator-view.js';
 import { webhookQueue } from '../core/domain/queues.js';
 import {
   webhookFairness,
@@ -81,8 +81,7 @@ export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan |
         workflowId: webhookWorkflowId(taskId, kind),
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: deliveryAttributes(facts),
-        staticSummary: deliverySummary(facts),
+        ...startLabels(deliveryAttributes(facts), deliverySummary(facts)),
         ...(plan!.accountId === undefined ? {} : { priority: webhookFairness(plan!.accountId) }),
         args: [{ taskId, kind, retryDelaysMs: plan!.retryDelaysMs, timeoutMs: plan!.timeoutMs, ...(plan!.accountId === undefined ? {} : { accountId: plan!.accountId }) }],
       });

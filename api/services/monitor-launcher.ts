@@ -5,7 +5,7 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import pLimit from 'p-limit';
 import type { Config } from '../../core/config.js';
-import { subscriptionAttributes, subscriptionSummary } from '../../core/domain/operator-view.js';
+import { startLabels, subscriptionAttributes, subscriptionSummary } from '../../core/domain/operator-view.js';
 import { firstReadOffset } from '../../core/domain/scheduling.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 import {
@@ -74,10 +74,7 @@ export function temporalMonitorLauncher(
     ...(options.continueAsNewAfter ? { continueAsNewAfter: options.continueAsNewAfter } : {}),
   });
   /** The operators' view of a monitor: search attributes and summary (core/domain/operator-view.ts). */
-  const labels = (target: MonitorTarget) => ({
-    typedSearchAttributes: subscriptionAttributes(target, STATUS.PAYMENT_REQUIRED),
-    staticSummary: subscriptionSummary(target),
-  });
+  const labels = (target: MonitorTarget) => startLabels(subscriptionAttributes(target, STATUS.PAYMENT_REQUIRED), subscriptionSummary(target));
   return {
     async start(target) {
       const delayMs = firstReadOffset(target.subscriptionId, config.MONITORING_INTERVALS[target.frequency]);

@@ -41,6 +41,12 @@ export const SEARCH_ATTRIBUTES = {
   ResultCode: { name: 'ResultCode', type: 'INT' },
   /** A webhook delivery's kind: `postback`, `pingback`, or any other kind the delivery is given (`alert`, `change`). */
   WebhookKind: { name: 'WebhookKind', type: 'KEYWORD' },
+  /**
+   * The workflow's one-line summary again: the UI's list shows search attributes as columns but
+   * not the static summary (server 1.29's list answer does not carry user metadata), and search
+   * attributes, unlike the summary, are kept across continue-as-new.
+   */
+  Summary: { name: 'Summary', type: 'KEYWORD' },
 } as const satisfies Record<string, AttributeKey<AttributeType>>;
 
 /** The name of a custom search attribute. */
@@ -228,14 +234,29 @@ export function deliverySummary(delivery: DeliveryFacts): string {
   return clipUtf8(`${delivery.kind} of task ${delivery.taskId}${to}${accountText(delivery.accountId, undefined)}`, SUMMARY_MAX_BYTES);
 }
 
+/**
+ * The labels of a workflow start: its search attributes with `Summary`, and the same line as the
+ * static summary (plus the static details when given), ready to spread into the start options.
+ */
+export function startLabels(attributes: AttributePair[], summary: string, details?: string): { typedSearchAttributes: AttributePair[]; staticSummary: string; staticDetails?: string } {
+  return {
+    typedSearchAttributes: [...attributes, { key: SEARCH_ATTRIBUTES.Summary, value: summary }],
+    staticSummary: summary,
+    ...(details === undefined ? {} : { staticDetails: details }),
+  };
+}
+
 /** The ResultCode update: the code, or removal (`null`). */
 export function resultCodeUpdate(code: number | null): AttributeUpdate[] {
   return [{ key: SEARCH_ATTRIBUTES.ResultCode, value: code }];
 }
 
-/** The Tag update after a subscription's tag changed (removed when it has none). */
-export function tagUpdate(tag: string | null | undefined): AttributeUpdate[] {
-  return [{ key: SEARCH_ATTRIBUTES.Tag, value: operatorTag(tag) }];
+/** The updates after a subscription's frequency or tag changed: its `Tag` (removed when none) and `Summary`. */
+export function subscriptionUpdates(sub: SubscriptionFacts): AttributeUpdate[] {
+  return [
+    { key: SEARCH_ATTRIBUTES.Tag, value: operatorTag(sub.tag) },
+    { key: SEARCH_ATTRIBUTES.Summary, value: subscriptionSummary(sub) },
+  ];
 }
 
 /** A time as operators read it: `2026-11-25 14:00:05 UTC`. */

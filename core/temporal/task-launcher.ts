@@ -7,7 +7,7 @@ import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, Work
 import type { Config } from '../config.js';
 import { PRIORITY_KEYS, type ProductTaskInput, type ReadUrgency } from '../domain/task-messages.js';
 import { webhookFairness, webhookWorkflowId, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../domain/webhook-messages.js';
-import { deliveryAttributes, deliverySummary, displayUrl, taskAttributes, taskDetails, taskSummary } from '../domain/operator-view.js';
+import { deliveryAttributes, deliverySummary, displayUrl, startLabels, taskAttributes, taskDetails, taskSummary } from '../domain/operator-view.js';
 
 /** The webhook URLs of a task, by kind (as stored; shown to operators through `displayUrl` only). */
 export type WebhookUrls = Partial<Record<WebhookKind, string | null>>;
@@ -89,9 +89,7 @@ export function temporalTaskLauncher(client: Client, config: Config): TaskLaunch
         // A task is read by one workflow run at most, whoever starts it.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         priority: { priorityKey: PRIORITY_KEYS[urgency ?? 'normal'] },
-        typedSearchAttributes: taskAttributes(facts),
-        staticSummary: taskSummary(facts),
-        staticDetails: taskDetails(facts),
+        ...startLabels(taskAttributes(facts), taskSummary(facts), taskDetails(facts)),
         args: [{
           ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000,
           ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds, accountId, webhookUrls) } : {}),
@@ -106,8 +104,7 @@ export function temporalTaskLauncher(client: Client, config: Config): TaskLaunch
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           workflowId: webhookWorkflowId(taskId, kind),
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: deliveryAttributes(facts),
-          staticSummary: deliverySummary(facts),
+          ...startLabels(deliveryAttributes(facts), deliverySummary(facts)),
           ...(accountId === undefined ? {} : { priority: webhookFairness(accountId) }),
           args: [{ taskId, kind, retryDelaysMs: plan.retryDelaysMs, timeoutMs: plan.timeoutMs, ...(accountId === undefined ? {} : { accountId }) } satisfies WebhookDeliveryInput],
         }).catch((error: unknown) => { if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; });

@@ -268,7 +268,10 @@ describe('monitorSubscription', () => {
     const latest = await handle.describe();
     expect(latest.runId).not.toBe(firstRunId);
     const custom = Object.fromEntries(latest.typedSearchAttributes.getAll().filter((p) => p.key.name in SEARCH_ATTRIBUTES).map((p) => [p.key.name, p.value]));
-    expect(custom).toEqual({ SubscriptionId: 75, AccountId: 7, Asin: 'B0000000P1', Marketplace: 'de', Tag: 'kept', ResultCode: 20000 });
+    // Summary too: the static summary is the first run's only, the Summary column carries on.
+    expect(custom).toEqual({
+      SubscriptionId: 75, AccountId: 7, Asin: 'B0000000P1', Marketplace: 'de', Tag: 'kept', ResultCode: 20000, Summary: 'hourly subscription 75: B0000000P1 on de · account 7 · tag kept',
+    });
     expect((await handle.query(monitorStateQuery)).lastResultCode).toBe(20000);
 
     nextReservations.set(75, ['paused']);

@@ -113,7 +113,7 @@ describe("operators' view: search attributes, summaries, state query, ending a s
     const found = await describeOf(ids.found!);
     expect(await found.staticSummary()).toBe(`task B0000000P1 on de · account ${alice.id} opview-alice · tag op-a`);
     expect(await found.staticDetails()).toContain(`task_post task ${ids.found}`);
-    expect(attributes(found)).toMatchObject({ AccountId: alice.id, Asin: 'B0000000P1', Marketplace: 'de', Tag: 'op-a', ResultCode: 20000 });
+    expect(attributes(found)).toEqual({ AccountId: alice.id, Asin: 'B0000000P1', Marketplace: 'de', Tag: 'op-a', ResultCode: 20000, Summary: await found.staticSummary() });
     const missing = await describeOf(ids.missing!);
     expect(await missing.staticSummary()).toBe(`task B0000000F1 on com · account ${alice.id} opview-alice · tag ask <e-mail>`);
     expect(attributes(missing)).toMatchObject({ Tag: 'ask <e-mail>', ResultCode: 40402 });
@@ -133,12 +133,18 @@ describe("operators' view: search attributes, summaries, state query, ending a s
     expect(await currentDetails(ids.monitor)).toContain('hourly: next read at ');
     const described = await describeOf(ids.monitor);
     expect(await described.staticSummary()).toBe(`hourly subscription ${subscriptionId}: B0000000P1 on de · account ${alice.id} · tag watch`);
-    expect(attributes(described)).toEqual({ SubscriptionId: subscriptionId, AccountId: alice.id, Asin: 'B0000000P1', Marketplace: 'de', Tag: 'watch' });
+    expect(attributes(described)).toEqual({
+      SubscriptionId: subscriptionId, AccountId: alice.id, Asin: 'B0000000P1', Marketplace: 'de', Tag: 'watch', Summary: await described.staticSummary(),
+    });
     await listsExactly(`SubscriptionId = ${subscriptionId}`, [{ workflowId: ids.monitor, type: 'monitorSubscription', status: 'RUNNING' }]);
 
-    // A new tag on the same subscription follows into its Tag attribute.
-    await alice.api.post('/v1/retail/monitoring/add', [{ asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly', tag: 'watch-2' }]);
+    // A new frequency and tag of the same subscription follow into its Tag attribute ...
+    await alice.api.post('/v1/retail/monitoring/add', [{ asin: 'B0000000P1', marketplace: 'de', frequency: 'daily', tag: 'watch-2' }]);
     await listsExactly(`SubscriptionId = ${subscriptionId} AND Tag = 'watch-2'`, [{ workflowId: ids.monitor, type: 'monitorSubscription', status: 'RUNNING' }]);
+    // ... and so does the Summary column the UI's list shows (the static summary stays as it started).
+    await listsExactly(`Summary = 'daily subscription ${subscriptionId}: B0000000P1 on de · account ${alice.id} · tag watch-2'`, [
+      { workflowId: ids.monitor, type: 'monitorSubscription', status: 'RUNNING' },
+    ]);
   });
 
   it('subscriptions paused for balance: ResultCode = 40200, and the state query says why', async () => {
@@ -179,7 +185,7 @@ describe("operators' view: search attributes, summaries, state query, ending a s
     await listsExactly(`WebhookKind = 'postback' AND AccountId = ${bob.id} AND ResultCode = 200`, [{ workflowId: postback, type: 'webhookDelivery', status: 'COMPLETED' }]);
     const ping = await describeOf(pingback);
     expect(await ping.staticSummary()).toBe(`pingback of task ${ids.bob} to ${receiver.url}/fail/ping · account ${bob.id}`);
-    expect(attributes(ping)).toEqual({ WebhookKind: 'pingback', AccountId: bob.id, Asin: 'B0000000P1', Marketplace: 'de', ResultCode: 500 });
+    expect(attributes(ping)).toEqual({ WebhookKind: 'pingback', AccountId: bob.id, Asin: 'B0000000P1', Marketplace: 'de', ResultCode: 500, Summary: await ping.staticSummary() });
     expect(await currentDetails(pingback)).toMatch(/^attempt 1 of 2 failed \(HTTP 500\)\nnext attempt at /);
     expect(await (await describeOf(postback)).staticSummary()).toBe(`postback of task ${ids.bob} to ${receiver.url}/ok/hook · account ${bob.id}`);
     const task = await describeOf(ids.bob);
