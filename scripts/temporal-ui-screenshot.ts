@@ -2,10 +2,14 @@
  * `npm run screenshot:temporal-ui`: a PNG of the Temporal Web UI's workflow list, as an operator
  * sees it (docs/operations.md "Operators' view in the Temporal UI" links the one in docs/images/),
  * taken by headless Chromium (puppeteer-core; CHROME_PATH, else /usr/bin/chromium, chromium,
- * google-chrome). It waits until the list shows a row of each of `--types` and their summaries.
+ * google-chrome). Like an operator, it adds the search-attribute columns of `--columns` to the list
+ * (the UI's column settings: the list shows the one-line summaries through the `Summary` search
+ * attribute) and removes those of `--hide`, then waits until the list shows a row of each of
+ * `--types` with its summary.
  *
  *   npm run screenshot:temporal-ui -- [--url http://127.0.0.1:8233] [--namespace default]
  *     [--query "<visibility query>"] [--types productTask,monitorSubscription,webhookDelivery]
+ *     [--columns Summary,ResultCode,AccountId] [--hide "Run ID,End"]
  *     [--out docs/images/temporal-ui-workflows.png] [--width 1600] [--height 900]
  */
 import fs from 'node:fs';
@@ -17,17 +21,20 @@ import { resolveChromePath } from '../worker/browser/chrome-path.js';
 const program = new Command('screenshot:temporal-ui')
   .option('--url <url>', 'the Temporal Web UI', 'http://127.0.0.1:8233')
   .option('--namespace <name>', 'namespace of the list', 'default')
-  .option('--query <query>', 'visibility query typed into the search box')
+  .option('--query <query>', 'visibility query typed into the search box', "WorkflowType IN ('productTask', 'monitorSubscription', 'webhookDelivery')")
   .option('--types <list>', 'workflow types that must be listed before the shot', 'productTask,monitorSubscription,webhookDelivery')
+  .option('--columns <list>', 'search attributes to add as columns', 'Summary,ResultCode,AccountId')
+  .option('--hide <list>', 'columns to remove', 'Run ID,End')
   .option('--out <file>', 'where the PNG goes', 'docs/images/temporal-ui-workflows.png')
-  .option('--width <px>', 'viewport width', '1600')
-  .option('--height <px>', 'viewport height', '900')
+  .option('--width <px>', 'viewport width', '1920')
+  .option('--height <px>', 'viewport height', '760')
   .parse();
-const options = program.opts<{ url: string; namespace: string; query?: string; types: string; out: string; width: string; height: string }>();
+const options = program.opts<{ url: string; namespace: string; query?: string; types: string; columns: string; hide: string; out: string; width: string; height: string }>();
+const list = (text: string) => text.split(',').map((t) => t.trim()).filter(Boolean);
 
 const listUrl = new URL(`/namespaces/${encodeURIComponent(options.namespace)}/workflows`, options.url);
 if (options.query) listUrl.searchParams.set('query', options.query);
-const types = options.types.split(',').map((t) => t.trim()).filter(Boolean);
+const types = list(options.types);
 
 const browser = await puppeteer.launch({
   executablePath: resolveChromePath(process.env.CHROME_PATH),
@@ -38,6 +45,20 @@ try {
   const page = await browser.newPage();
   await page.setViewport({ width: Number(options.width), height: Number(options.height) });
   await page.goto(listUrl.href, { waitUntil: 'networkidle0', timeout: 60_000 });
+  // The column settings (the gear below the list): the UI keeps them in the browser's storage.
+  await page.click('[data-testid="workflows-summary-table-configuration-button"]');
+  for (const column of list(options.hide)) await page.click(`[data-testid="orderable-list-item-${column}-remove-button"]`);
+  const shown = (await page.$$('[data-testid$="-remove-button"][data-testid^="orderable-list-item-"]')).length;
+  const [first, ...others] = list(options.columns);
+  if (first) {
+    await page.click(`[data-testid="orderable-list-item-${first}-add-button"]`);
+    // The summary right after the workflow id (Status and Workflow ID come first).
+    for (let i = 0; i < shown - 2; i++) await page.click(`[data-testid="orderable-list-item-${first}-move-up-button"]`);
+  }
+  for (const column of others) await page.click(`[data-testid="orderable-list-item-${column}-add-button"]`);
+  await page.click('[data-testid="drawer-close-button"]');
+  await page.click('button[aria-label="Collapse saved views"]').catch(() => undefined);
+  await page.reload({ waitUntil: 'networkidle0', timeout: 60_000 });
   // The list renders after its visibility query answers: wait for a row of every type asked for.
   await page.waitForFunction((wanted: string[]) => wanted.every((t) => document.body.innerText.includes(t)), { timeout: 60_000 }, types);
   fs.mkdirSync(path.dirname(options.out), { recursive: true });
