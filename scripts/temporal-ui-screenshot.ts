@@ -49,13 +49,12 @@ try {
   await page.click('[data-testid="workflows-summary-table-configuration-button"]');
   for (const column of list(options.hide)) await page.click(`[data-testid="orderable-list-item-${column}-remove-button"]`);
   const shown = (await page.$$('[data-testid$="-remove-button"][data-testid^="orderable-list-item-"]')).length;
-  const [first, ...others] = list(options.columns);
-  if (first) {
-    await page.click(`[data-testid="orderable-list-item-${first}-add-button"]`);
-    // The summary right after the workflow id (Status and Workflow ID come first).
-    for (let i = 0; i < shown - 2; i++) await page.click(`[data-testid="orderable-list-item-${first}-move-up-button"]`);
+  // Each added column goes right after the workflow id and the columns added before it (Status
+  // and Workflow ID come first): the summary and the result code stay in view on a narrow screen.
+  for (const column of list(options.columns)) {
+    await page.click(`[data-testid="orderable-list-item-${column}-add-button"]`);
+    for (let i = 0; i < shown - 2; i++) await page.click(`[data-testid="orderable-list-item-${column}-move-up-button"]`);
   }
-  for (const column of others) await page.click(`[data-testid="orderable-list-item-${column}-add-button"]`);
   await page.click('[data-testid="drawer-close-button"]');
   await page.click('button[aria-label="Collapse saved views"]').catch(() => undefined);
   await page.reload({ waitUntil: 'networkidle0', timeout: 60_000 });
