@@ -43,19 +43,21 @@ const browser = await puppeteer.launch({
 });
 try {
   const page = await browser.newPage();
+  /** Clicks `selector` once it is shown (the UI renders its drawer and rows after its requests). */
+  const click = async (selector: string) => (await page.waitForSelector(selector, { visible: true, timeout: 30_000 }))!.click();
   await page.setViewport({ width: Number(options.width), height: Number(options.height) });
   await page.goto(listUrl.href, { waitUntil: 'networkidle0', timeout: 60_000 });
   // The column settings (the gear below the list): the UI keeps them in the browser's storage.
-  await page.click('[data-testid="workflows-summary-table-configuration-button"]');
-  for (const column of list(options.hide)) await page.click(`[data-testid="orderable-list-item-${column}-remove-button"]`);
+  await click('[data-testid="workflows-summary-table-configuration-button"]');
+  for (const column of list(options.hide)) await click(`[data-testid="orderable-list-item-${column}-remove-button"]`);
   const shown = (await page.$$('[data-testid$="-remove-button"][data-testid^="orderable-list-item-"]')).length;
   // Each added column goes right after the workflow id and the columns added before it (Status
   // and Workflow ID come first): the summary and the result code stay in view on a narrow screen.
   for (const column of list(options.columns)) {
-    await page.click(`[data-testid="orderable-list-item-${column}-add-button"]`);
-    for (let i = 0; i < shown - 2; i++) await page.click(`[data-testid="orderable-list-item-${column}-move-up-button"]`);
+    await click(`[data-testid="orderable-list-item-${column}-add-button"]`);
+    for (let i = 0; i < shown - 2; i++) await click(`[data-testid="orderable-list-item-${column}-move-up-button"]`);
   }
-  await page.click('[data-testid="drawer-close-button"]');
+  await click('[data-testid="drawer-close-button"]');
   await page.click('button[aria-label="Collapse saved views"]').catch(() => undefined);
   await page.reload({ waitUntil: 'networkidle0', timeout: 60_000 });
   // The list renders after its visibility query answers: wait for a row of every type asked for.
