@@ -70,7 +70,7 @@ export const SUMMARY_MAX_BYTES = 200;
 /** How much of a tag a summary shows, characters (the attribute holds all of it). */
 const SUMMARY_TAG_CHARS = 40;
 
-const EMAIL = /[^\s@<>()[\]{},;:"'/\\]+@[^\s@<>()[\]{},;:"'/\\]+\.[^\s@<>()[\]{},;:"'/\\]+/g;
+const EMAIL = /[^\s@<>()[\]{},;:"'/\\]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
 
 /** `text` with every e-mail address replaced by `<e-mail>`. */
 export function withoutEmails(text: string): string {

@@ -78,7 +78,7 @@ describe("operators' view: search attributes, summaries, state query, ending a s
     running = await startTestStack({
       delays: { [STUCK_PAGE.path]: 3_600_000 },
       env: {
-        REUSE_WINDOW: '0s', SOURCE_READ_ATTEMPTS: '1', BROWSER_NAV_TIMEOUT: '10m',
+        REUSE_WINDOW: '0s', SOURCE_READ_ATTEMPTS: '1', BROWSER_NAV_TIMEOUT: '10m', LIVE_BUDGET: '60s',
         WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1h',
         MONITORING_INTERVALS: 'hourly=1h,every_6h=6h,daily=1d',
       },
@@ -224,6 +224,35 @@ describe("operators' view: search attributes, summaries, state query, ending a s
     expect(money.balance).toBeCloseTo(1, 9);
     expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
     await listsExactly(`AccountId = ${dave.id} AND ExecutionStatus = 'Terminated'`, [{ workflowId: id, type: 'productTask', status: 'TERMINATED' }]);
+  });
+
+  it('a live read whose workflow is terminated while the caller waits answers 50301 at once, refunded', async () => {
+    const erin = await account('opview-erin');
+    const answer = erin.api.post('/v1/retail/product/live', [{ asin: STUCK_PAGE.asin, marketplace: STUCK_PAGE.marketplace }]);
+    const task = await waitFor(async () => stack.db.prisma.task.findFirst({ where: { accountId: erin.id, state: 'running' } }), 60_000);
+    expect((await describeOf(task.id)).typedSearchAttributes.get(SEARCH_ATTRIBUTES.Summary)).toBe(`live read ${STUCK_PAGE.asin} on com · account ${erin.id} opview-erin`);
+    const before = Date.now();
+    await temporal.workflow.getHandle(task.id).terminate('stuck live read: ended by an operator');
+    const res = await answer;
+    expect(Date.now() - before).toBeLessThan(20_000); // not the 60 s budget
+    expect(res.body.tasks[0]).toMatchObject({ id: task.id, status_code: 50301, cost: 0 });
+    expect((await accountMoney(stack.db.prisma, { id: erin.id })).balance).toBeCloseTo(1, 9);
+  });
+
+  it('a hostile tag (255 four-byte characters, control characters) labels the task without breaking its start; the summary stays within 200 bytes', async () => {
+    const frank = await account('opview-frank');
+    const tags = ['😀'.repeat(255), 'a\u0001b\tc\u007f', `${'x'.repeat(200)} mail a.b+c@sub.example.org now`];
+    const res = await frank.api.post('/v1/retail/product/task_post', tags.map((tag) => ({ asin: 'B0000000N1', marketplace: 'com', tag })));
+    const taskIds = res.body.tasks.map((t: { id: string; status_code: number }) => { expect(t.status_code).toBe(20100); return t.id; });
+    for (const id of taskIds) expect(await finished(frank.api, id)).toBe(20000);
+    for (const [i, id] of taskIds.entries()) {
+      const d = await describeOf(id);
+      const summary = (await d.staticSummary())!;
+      expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(200);
+      expect(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.Summary)).toBe(summary);
+      expect(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.Tag)).toBe(i === 2 ? `${'x'.repeat(200)} mail <e-mail> now` : tags[i]);
+    }
+    await listsExactly(`AccountId = ${frank.id} AND Tag = '${'😀'.repeat(255)}'`, [{ workflowId: taskIds[0], type: 'productTask', status: 'COMPLETED' }]);
   });
 
   it('no API key, webhook secret or e-mail address in any summary, details or search attribute', async () => {
