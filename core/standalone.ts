@@ -22,7 +22,8 @@ export function isMainModule(moduleUrl: string): boolean {
 
 /**
  * Runs `start` as a standalone process. Production processes need DATABASE_URL and
- * TEMPORAL_ADDRESS (the embedded defaults belong to `npm start`); exits 1 without them.
+ * TEMPORAL_ADDRESS (the embedded defaults belong to `npm start`); exits 1 without them, and when
+ * `start` throws (logged at fatal level with its message).
  */
 export async function runStandalone(name: string, start: (ctx: StandaloneContext) => Promise<{ stop(): Promise<void> }>): Promise<void> {
   const config = loadConfig();
@@ -32,7 +33,15 @@ export async function runStandalone(name: string, start: (ctx: StandaloneContext
     process.exit(1);
   }
   const db = await openDatabase(config);
-  const part = await start({ config, prisma: db.prisma, temporalAddress: config.TEMPORAL_ADDRESS, logger });
+  let part: { stop(): Promise<void> };
+  try {
+    part = await start({ config, prisma: db.prisma, temporalAddress: config.TEMPORAL_ADDRESS, logger });
+  } catch (error) {
+    // A refusal at start (e.g. the worker's missing search attributes) is logged with its message, whole.
+    logger.fatal({ err: error }, `${name} could not start: ${(error as Error).message}`);
+    await db.close();
+    process.exit(1);
+  }
   logger.info(`${name} running`);
   let stopping = false;
   const shutdown = async (signal: string) => {

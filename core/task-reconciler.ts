@@ -10,7 +10,12 @@
  *   workflow closed, or the start refused → fails the task with 50301 and refunds it (its webhooks
  *   then report it);
  * - live, older than LIVE_BUDGET + `LIVE_ORPHAN_MARGIN_MS`: no request waits for it any more →
- *   fails it with 50301 and refunds it.
+ *   fails it with 50301 and refunds it;
+ * - any unfinished task whose productTask workflow closed in the last `RECONCILE_RECHECK_MS`
+ *   without finishing it (an operator terminated a stuck task, or it timed out), found with one
+ *   visibility query, whatever its age or when it was last looked at → fails it with 50301 and
+ *   refunds it, so ending a workflow by hand never leaves its customer charged for more than a
+ *   minute.
  * At most `RECONCILE_BATCH` tasks per run, those looked at least recently first. Every transition
  * is the conditional one of core/tasks.ts, so a task finishing meanwhile is never refunded twice.
  */
@@ -47,25 +52,38 @@ export interface ReconcilerDeps {
 interface Candidate {
   id: string;
   account_id: number;
+  login: string;
   endpoint: string;
   asin: string;
   marketplace: string;
   priority: number;
+  tag: string | null;
   postback_url: string | null;
   pingback_url: string | null;
 }
 
+const CANDIDATE_COLUMNS = `t.id::text AS id, t.account_id, a.login, t.endpoint, t.asin, t.marketplace, t.priority::int AS priority,
+  t.tag, t.postback_url, t.pingback_url`;
+
 const CANDIDATES: Statement = {
   name: 'reconciler:candidates',
-  text: `SELECT id::text AS id, account_id, endpoint, asin, marketplace, priority::int AS priority, postback_url, pingback_url
-    FROM tasks
-    WHERE state IN ('queued', 'running') AND (
-      (endpoint = 'live' AND created_at < now() - $3::int * interval '1 millisecond')
-      OR (endpoint <> 'live' AND (
-        (reconciled_at IS NULL AND created_at < now() - $1::int * interval '1 millisecond')
-        OR reconciled_at < now() - $2::int * interval '1 millisecond')))
-    ORDER BY coalesce(reconciled_at, created_at)
+  text: `SELECT ${CANDIDATE_COLUMNS}
+    FROM tasks t JOIN accounts a ON a.id = t.account_id
+    WHERE t.state IN ('queued', 'running') AND (
+      (t.endpoint = 'live' AND t.created_at < now() - $3::int * interval '1 millisecond')
+      OR (t.endpoint <> 'live' AND (
+        (t.reconciled_at IS NULL AND t.created_at < now() - $1::int * interval '1 millisecond')
+        OR t.reconciled_at < now() - $2::int * interval '1 millisecond')))
+    ORDER BY coalesce(t.reconciled_at, t.created_at)
     LIMIT $4::int`,
+};
+
+/** The unfinished ones of the tasks whose workflow closed without finishing them. */
+const ENDED_UNFINISHED: Statement = {
+  name: 'reconciler:ended-unfinished',
+  text: `SELECT ${CANDIDATE_COLUMNS}
+    FROM tasks t JOIN accounts a ON a.id = t.account_id
+    WHERE t.id = ANY($1::uuid[]) AND t.state IN ('queued', 'running')`,
 };
 
 const MARK_RECONCILED: Statement = {
@@ -91,10 +109,39 @@ export async function reconcileTasks(deps: ReconcilerDeps, options: { batch?: nu
   const verdicts = await Promise.all(rows.map((task) => limit(() => reconcileOne(deps, task))));
   const looked = rows.filter((_, i) => verdicts[i] === 'running' || verdicts[i] === 'started').map((t) => t.id);
   if (looked.length) await sql.query(MARK_RECONCILED, [looked]).catch((err: unknown) => deps.logger.warn({ err }, 'could not record reconciled tasks'));
+  const ended = await endedWithoutResult(deps, new Set(rows.map((t) => t.id)));
+  verdicts.push(...ended);
   const count = (v: Verdict) => verdicts.filter((x) => x === v).length;
-  const report: ReconcileReport = { checked: rows.length, started: count('started'), refunded: count('refunded'), running: count('running'), errors: count('error') };
+  const report: ReconcileReport = { checked: rows.length + ended.length, started: count('started'), refunded: count('refunded'), running: count('running'), errors: count('error') };
   if (report.started || report.refunded || report.errors) deps.logger.warn({ ...report }, 'task reconciler finished tasks left behind');
   return report;
+}
+
+/**
+ * Refunds the unfinished tasks (other than `seen`) whose workflow closed in the last
+ * RECONCILE_RECHECK_MS without finishing them. A failed look is logged and left for the next run.
+ */
+async function endedWithoutResult(deps: ReconcilerDeps, seen: Set<string>): Promise<Verdict[]> {
+  let tasks: Candidate[];
+  try {
+    const ids = (await deps.workflows.closedUnfinished(Date.now() - RECONCILE_RECHECK_MS, RECONCILE_BATCH)).filter((id) => !seen.has(id));
+    if (!ids.length) return [];
+    tasks = (await sqlOf(deps.prisma).query<Candidate>(ENDED_UNFINISHED, [ids])).rows;
+  } catch (error) {
+    deps.logger.error({ err: error }, 'could not look for task workflows that ended without a result; next run');
+    return ['error'];
+  }
+  const limit = pLimit(CONCURRENCY);
+  return Promise.all(tasks.map((task) => limit(async (): Promise<Verdict> => {
+    try {
+      if (!(await refund(deps, task))) return 'none';
+      deps.logger.warn({ taskId: task.id, endpoint: task.endpoint }, 'the workflow was ended without finishing its task; refunded it');
+      return 'refunded';
+    } catch (error) {
+      deps.logger.error({ err: error, taskId: task.id }, 'could not refund the task of an ended workflow; next run');
+      return 'error';
+    }
+  })));
 }
 
 async function reconcileOne(deps: ReconcilerDeps, task: Candidate): Promise<Verdict> {
@@ -108,6 +155,7 @@ async function reconcileOne(deps: ReconcilerDeps, task: Candidate): Promise<Verd
         await deps.workflows.start({
           taskId: task.id, asin: task.asin, marketplace: task.marketplace,
           webhookKinds: webhookKindsOf(task.postback_url, task.pingback_url), urgency: urgencyOfPriority(task.priority), accountId: task.account_id,
+          login: task.login, tag: task.tag, priority: task.priority, webhookUrls: { postback: task.postback_url, pingback: task.pingback_url },
         });
         log.warn('started the workflow of a charged task that had none');
         return 'started';
@@ -129,7 +177,10 @@ async function refund(deps: ReconcilerDeps, task: Candidate): Promise<boolean> {
   if (!(await failTask(deps.prisma, task.id, STATUS.SOURCE_UNAVAILABLE))) return false;
   const kinds = webhookKindsOf(task.postback_url, task.pingback_url);
   if (kinds.length) {
-    await deps.workflows.startWebhooks({ taskId: task.id, kinds, accountId: task.account_id })
+    await deps.workflows.startWebhooks({
+      taskId: task.id, kinds, accountId: task.account_id, asin: task.asin, marketplace: task.marketplace, tag: task.tag,
+      urls: { postback: task.postback_url, pingback: task.pingback_url },
+    })
       .catch((err: unknown) => deps.logger.error({ err, taskId: task.id }, 'could not start the webhook deliveries of a refunded task'));
   }
   return true;

@@ -12,6 +12,7 @@ import type { Logger } from '../core/logger.js';
 import type { HostResolver } from '../core/webhooks/pinned-request.js';
 import { startMetricsServer, type MetricsServer } from '../core/metrics-server.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
+import { assertSearchAttributes } from '../core/temporal/search-attributes.js';
 import { temporalTaskLauncher } from '../core/temporal/task-launcher.js';
 import { BrowserGrid } from './browser/browser-grid.js';
 import { SourceIdentities } from './identity/source-identities.js';
@@ -29,6 +30,8 @@ export interface RunningWorker {
  * Starts the worker and registers the maintenance schedules (worker/schedules.ts; a refusal is
  * logged, the worker runs on). `webhookResolver` replaces the system resolver of webhook
  * deliveries (tests).
+ * @throws before any browser starts when the namespace lacks the custom search attributes
+ *   (core/temporal/search-attributes.ts; the message names them and the command that creates them).
  */
 export async function startWorker(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver }): Promise<RunningWorker> {
   const { config } = options;
@@ -36,6 +39,12 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
   // A client for the maintenance activities (the reconciler starts and looks at workflows) and the schedules.
   const clientConnection = await Connection.connect({ address: options.temporalAddress });
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  try {
+    await assertSearchAttributes(clientConnection, { address: options.temporalAddress, namespace: config.TEMPORAL_NAMESPACE });
+  } catch (error) {
+    await clientConnection.close();
+    throw error;
+  }
   let grid: BrowserGrid | undefined;
   let created: Awaited<ReturnType<typeof createWorker>>;
   const identities = SourceIdentities.fromConfig(config, logger.child({ component: 'source-identities' }));

@@ -9,7 +9,7 @@ import {
   MONITOR_STATE_QUERY,
   MONITOR_STOP_SIGNAL,
   type MonitorSettings,
-  type MonitorState,
+  type MonitorStateView,
 } from '../core/domain/subscription-messages.js';
 
 /** Settings changed (frequency, and so the interval): the pending timer is re-planned at once. */
@@ -18,5 +18,5 @@ export const configureMonitorSignal = defineSignal<[MonitorSettings]>(MONITOR_CO
 export const resumeMonitorSignal = defineSignal(MONITOR_RESUME_SIGNAL);
 /** The subscription was deleted: end the workflow. */
 export const stopMonitorSignal = defineSignal(MONITOR_STOP_SIGNAL);
-/** The workflow's carried state (for tests and operators). */
-export const monitorStateQuery = defineQuery<MonitorState>(MONITOR_STATE_QUERY);
+/** The workflow's carried state with its next read as an ISO time (for tests and operators). */
+export const monitorStateQuery = defineQuery<MonitorStateView>(MONITOR_STATE_QUERY);

@@ -62,13 +62,13 @@ export async function legacyProductTask(input: ProductTaskInput): Promise<Produc
   try {
     const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace });
     const statusCode = read.statusCode ?? (await bookkeeping.completeTask({ taskId: input.taskId, observationId: read.observationId }));
-    await startWebhookDeliveries(input.taskId, input.webhooks);
+    await startWebhookDeliveries(input.taskId, input.webhooks, input);
     return { taskId: input.taskId, statusCode, observationId: read.observationId };
   } catch (error) {
     if (!(error instanceof ActivityFailure) && !isCancellation(error)) throw error;
     await CancellationScope.nonCancellable(async () => {
       await bookkeeping.failTask({ taskId: input.taskId, code: STATUS.SOURCE_UNAVAILABLE });
-      await startWebhookDeliveries(input.taskId, input.webhooks);
+      await startWebhookDeliveries(input.taskId, input.webhooks, input);
     });
     if (isCancellation(error)) throw error;
     return { taskId: input.taskId, statusCode: STATUS.SOURCE_UNAVAILABLE, observationId: null };

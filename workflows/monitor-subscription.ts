@@ -14,6 +14,12 @@
  * (a resume signal only makes that happen at once), and a tick never reads before checking it, so
  * a lost signal delays but never breaks pausing, resuming or deleting.
  *
+ * For operators (workflows/operator-view.ts): the `ResultCode` search attribute shows 40200 while
+ * the subscription is paused for balance, 40102 while its account is disabled, else the last read's
+ * code; `Tag` follows the subscription's tag; the current details say when the next read is due,
+ * whether and why it is paused, and how many observations were taken. The state query answers
+ * from the workflow's first task, which runs when the subscription is added.
+ *
  * Monitors whose history was recorded before patch `monitor-reserve-before-read` replay their
  * recorded ticks the old way (status check, read, then charge); their next tick reserves first.
  */
@@ -28,11 +34,14 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES, subscriptionSummary, subscriptionUpdates, utcText } from '../core/domain/operator-view.js';
 import { pageReadQueue } from '../core/domain/queues.js';
+import { STATUS } from '../core/domain/status-codes.js';
 import { initialSchedule, isReadDue, nextDueAfterRead, nextWakeAt, pausedRecheckAt, withInterval } from '../core/domain/scheduling.js';
 import type { MonitorOutcome, MonitorPauseReason, MonitorState, MonitorSubscriptionInput } from '../core/domain/subscription-messages.js';
 import type { ActivityContract, WorkerActivities } from './activity-contract.js';
 import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
+import { showDetails, upsertAttributes, upsertResultCode } from './operator-view.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
@@ -58,17 +67,20 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   const s: MonitorState = input.state ?? {
     frequency: input.frequency,
     ...initialSchedule(input, Date.now()),
+    // A subscription is added paused only for its balance (`paused_balance`).
+    ...(input.paused ? { pausedReason: 'balance' as const } : {}),
     deliveries: 0,
     run: 1,
   };
   let wake = false;
   let stopped = false;
 
-  setHandler(configureMonitorSignal, ({ frequency, intervalMs }) => {
+  setHandler(configureMonitorSignal, (settings) => {
     // The next read keeps its distance from the previous one, measured with the new interval;
     // if that moment has passed, the read happens at once.
-    Object.assign(s, withInterval(s, intervalMs, Date.now()));
-    s.frequency = frequency;
+    Object.assign(s, withInterval(s, settings.intervalMs, Date.now()));
+    s.frequency = settings.frequency;
+    relabel(settings.tag);
     wake = true;
   });
   setHandler(resumeMonitorSignal, () => {
@@ -78,7 +90,31 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   setHandler(stopMonitorSignal, () => {
     stopped = true;
   });
-  setHandler(monitorStateQuery, () => ({ ...s }));
+  setHandler(monitorStateQuery, () => ({ ...s, nextReadAt: new Date(s.nextDueAt).toISOString() }));
+
+  /** Brings `Tag` and `Summary` up to date after a frequency or tag change (an upsert only on change). */
+  const relabel = (newTag: string | null | undefined) => {
+    const attributes = workflowInfo().typedSearchAttributes;
+    const tag = newTag === undefined ? attributes.get(SEARCH_ATTRIBUTES.Tag) : newTag;
+    const sub = { subscriptionId, asin: input.asin, marketplace: input.marketplace, frequency: s.frequency, accountId: attributes.get(SEARCH_ATTRIBUTES.AccountId), tag };
+    const summary = attributes.get(SEARCH_ATTRIBUTES.Summary);
+    if (summary !== undefined && summary !== subscriptionSummary(sub)) upsertAttributes(subscriptionUpdates(sub));
+  };
+
+  /** The ResultCode operators see: the pause's code while paused, else the last read's (none before it). */
+  const shownCode = () => (s.paused ? (s.pausedReason === 'account_disabled' ? STATUS.ACCOUNT_DISABLED : STATUS.PAYMENT_REQUIRED) : (s.lastResultCode ?? null));
+  let shown: number | null = workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.ResultCode) ?? null;
+  /** Brings the ResultCode attribute and the current details up to date (an upsert only on change). */
+  const report = () => {
+    const code = shownCode();
+    if (code !== shown && upsertResultCode(code)) shown = code;
+    showDetails([
+      s.paused
+        ? `paused: ${s.pausedReason === 'account_disabled' ? 'account disabled' : 'balance'} (${code}); status re-checked at ${utcText(s.recheckAt)}`
+        : `${s.frequency}: next read at ${utcText(s.nextDueAt)}`,
+      `observations taken: ${s.deliveries}; last result: ${s.lastResultCode ?? 'none yet'}`,
+    ]);
+  };
 
   /** Moves `nextDueAt` to the first slot of its schedule after now (never a burst of catch-up reads). */
   const advance = () => {
@@ -114,13 +150,15 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
       return true;
     }
     try {
-      await readProductPage({ asin: input.asin, marketplace: input.marketplace, subscriptionId, monitoringRun: runKey });
+      const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, subscriptionId, monitoringRun: runKey });
       s.deliveries++;
+      s.lastResultCode = read.status === 'not_found' ? STATUS.PRODUCT_NOT_FOUND : STATUS.OK;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       // Every attempt failed (50301), or the subscription was deleted meanwhile: nothing stored,
       // the reservation is refunded, and the subscription stays active.
       log.warn('monitoring read failed', { subscriptionId, error: error.cause?.message ?? error.message });
+      s.lastResultCode = STATUS.SOURCE_UNAVAILABLE;
       await bookkeeping.refundMonitoringRun({ runKey });
     }
     advance();
@@ -136,6 +174,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
       if (!(error instanceof ActivityFailure)) throw error;
       // Every attempt failed (50301): nothing stored, not charged, and the subscription stays active.
       log.warn('monitoring read failed', { subscriptionId, error: error.cause?.message ?? error.message });
+      s.lastResultCode = STATUS.SOURCE_UNAVAILABLE;
       advance();
       return true;
     }
@@ -143,7 +182,10 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
     if (outcome === 'deleted') return false;
     advance();
     if (outcome === 'paused') pause();
-    else s.deliveries++;
+    else {
+      s.deliveries++;
+      s.lastResultCode = outcome === 'free' ? STATUS.PRODUCT_NOT_FOUND : STATUS.OK;
+    }
     return true;
   };
 
@@ -151,6 +193,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   while (!stopped) {
     const dueAt = nextWakeAt(s);
     if (dueAt > Date.now()) {
+      report();
       wake = false;
       await condition(() => wake || stopped, dueAt - Date.now());
       continue; // re-plan: the deadline may have moved, or the monitor was stopped
@@ -174,5 +217,6 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
       await continueAsNew<typeof monitorSubscription>({ ...input, frequency: s.frequency, intervalMs: s.intervalMs, paused: s.paused, state: { ...s, run: s.run + 1 } });
     }
   }
+  showDetails([`ended: the subscription was deleted`, `observations taken: ${s.deliveries}; last result: ${s.lastResultCode ?? 'none'}`]);
   return { subscriptionId, deliveries: s.deliveries };
 }

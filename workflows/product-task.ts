@@ -6,6 +6,9 @@
  * (api-spec.md "Task lifecycle"). A finished task_post task then starts its webhook deliveries
  * (workflows/webhook-delivery.ts).
  *
+ * The task's final status code is upserted as its `ResultCode` search attribute (patch
+ * `operator-view`, workflows/operator-view.ts), so operators find failed tasks in the Temporal UI.
+ *
  * Histories recorded before patch `read-completes-task` replay with their bookkeeping activities
  * (workflows/legacy-product-task.ts, which says how that path is retired).
  */
@@ -15,6 +18,7 @@ import { STATUS } from '../core/domain/status-codes.js';
 import type { ProductTaskInput, ProductTaskOutcome } from '../core/domain/task-messages.js';
 import type { ActivityContract } from './activity-contract.js';
 import { BOOKKEEPING_OPTIONS, READ_COMPLETES_TASK, legacyProductTask } from './legacy-product-task.js';
+import { showDetails, upsertResultCode } from './operator-view.js';
 import { startWebhookDeliveries } from './webhook-delivery.js';
 
 /**
@@ -40,16 +44,31 @@ export async function productTask(input: ProductTaskInput): Promise<ProductTaskO
     const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, taskId: input.taskId });
     // The read completed the task: its result carries the status code (20000, or 40402 refunded).
     const statusCode = read.statusCode!;
-    await startWebhookDeliveries(input.taskId, input.webhooks);
+    finished(statusCode);
+    await startWebhookDeliveries(input.taskId, input.webhooks, input);
     return { taskId: input.taskId, statusCode, observationId: read.observationId };
   } catch (error) {
     if (!(error instanceof ActivityFailure) && !isCancellation(error)) throw error;
     // Source blocked, unavailable, too slow, or the live budget ran out: 50301, not charged.
     await CancellationScope.nonCancellable(async () => {
       await bookkeeping.failTask({ taskId: input.taskId, code: STATUS.SOURCE_UNAVAILABLE });
-      await startWebhookDeliveries(input.taskId, input.webhooks);
+      finished(STATUS.SOURCE_UNAVAILABLE, isCancellation(error) ? 'cancelled' : undefined);
+      await startWebhookDeliveries(input.taskId, input.webhooks, input);
     });
     if (isCancellation(error)) throw error;
     return { taskId: input.taskId, statusCode: STATUS.SOURCE_UNAVAILABLE, observationId: null };
   }
+}
+
+/** What a final status code means for the customer, in the task's details. */
+const OUTCOME_NOTES: Record<number, string> = {
+  [STATUS.OK]: 'product read; charged',
+  [STATUS.PRODUCT_NOT_FOUND]: 'product not found; not charged',
+  [STATUS.SOURCE_UNAVAILABLE]: 'source not read; refunded',
+};
+
+/** Records the task's final status code for operators (search attribute and details). */
+function finished(statusCode: number, how?: 'cancelled'): void {
+  upsertResultCode(statusCode);
+  showDetails([`finished: ${statusCode} (${OUTCOME_NOTES[statusCode] ?? 'finished'}${how ? `, ${how}` : ''})`]);
 }

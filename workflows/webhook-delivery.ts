@@ -10,9 +10,14 @@
  * Temporal retries such an attempt with backoff (no workflow task, no history event meanwhile)
  * until a slot is free, for up to ACCOUNT_WAIT_LIMIT; the workflow's own schedule counts only real
  * attempts.
+ *
+ * For operators: the receiver's HTTP status of each attempt (0 when none answered) is upserted as
+ * the `ResultCode` search attribute (patch `operator-view`), and the current details say which
+ * attempt ran, how it ended and when the next one is due.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES, deliveryAttributes, deliverySummary, startLabels, utcText } from '../core/domain/operator-view.js';
 import { webhookQueue } from '../core/domain/queues.js';
 import {
   webhookFairness,
@@ -20,6 +25,7 @@ import {
   type WebhookDeliveryInput, type WebhookDeliveryOutcome, type WebhookOutcome, type WebhookPlan,
 } from '../core/domain/webhook-messages.js';
 import type { ActivityContract } from './activity-contract.js';
+import { showDetails, upsertResultCode } from './operator-view.js';
 
 /** Margin of the activity's start-to-close over WEBHOOK_TIMEOUT: loading the task, recording. */
 const ACTIVITY_MARGIN_MS = 5_000;
@@ -38,29 +44,44 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
   });
   const attempts = 1 + input.retryDelaysMs.length;
   for (let attempt = 1; ; attempt++) {
+    showDetails([`attempt ${attempt} of ${attempts} under way`]);
     let outcome: WebhookOutcome;
+    let httpStatus: number | null = null;
     try {
-      ({ outcome } = await deliverWebhook({ taskId: input.taskId, kind: input.kind, attempt, timeoutMs: input.timeoutMs, ...(input.accountId === undefined ? {} : { accountId: input.accountId }) }));
+      ({ outcome, httpStatus } = await deliverWebhook({ taskId: input.taskId, kind: input.kind, attempt, timeoutMs: input.timeoutMs, ...(input.accountId === undefined ? {} : { accountId: input.accountId }) }));
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       outcome = 'failed'; // the activity itself failed or timed out: an unrecorded failed attempt
     }
-    if (outcome !== 'failed' || attempt >= attempts) return { taskId: input.taskId, kind: input.kind, attempts: attempt, outcome };
-    await sleep(input.retryDelaysMs[attempt - 1]!);
+    upsertResultCode(httpStatus ?? 0);
+    const answer = httpStatus === null ? 'no answer' : `HTTP ${httpStatus}`;
+    if (outcome !== 'failed' || attempt >= attempts) {
+      showDetails([`${outcome} after ${attempt} of ${attempts} attempts (last: ${answer})`]);
+      return { taskId: input.taskId, kind: input.kind, attempts: attempt, outcome };
+    }
+    const delayMs = input.retryDelaysMs[attempt - 1]!;
+    showDetails([`attempt ${attempt} of ${attempts} failed (${answer})`, `next attempt at ${utcText(Date.now() + delayMs)}`]);
+    await sleep(delayMs);
   }
 }
 
 /**
- * Starts a finished task's deliveries as abandoned children (they outlive the task's workflow).
+ * Starts a finished task's deliveries as abandoned children (they outlive the task's workflow),
+ * labelled for operators with the task's product, account and tag (the parent's `Tag` attribute).
  * A delivery already started for the task and kind is left alone.
  */
-export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan | undefined): Promise<void> {
+export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan | undefined, product: { asin: string; marketplace: string }): Promise<void> {
   for (const kind of plan?.kinds ?? []) {
+    const facts = {
+      taskId, kind, accountId: plan!.accountId, asin: product.asin, marketplace: product.marketplace,
+      tag: workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.Tag) ?? null, target: plan!.targets?.[kind] ?? null,
+    };
     try {
       await startChild(webhookDelivery, {
         workflowId: webhookWorkflowId(taskId, kind),
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        ...startLabels(deliveryAttributes(facts), deliverySummary(facts)),
         ...(plan!.accountId === undefined ? {} : { priority: webhookFairness(plan!.accountId) }),
         args: [{ taskId, kind, retryDelaysMs: plan!.retryDelaysMs, timeoutMs: plan!.timeoutMs, ...(plan!.accountId === undefined ? {} : { accountId: plan!.accountId }) }],
       });

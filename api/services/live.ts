@@ -57,7 +57,7 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
     } else {
       const budgetMs = deps.config.LIVE_BUDGET;
       try {
-        await deps.launcher.start({ taskId: id, asin, marketplace, budgetMs, urgency: 'live' });
+        await deps.launcher.start({ taskId: id, asin, marketplace, budgetMs, urgency: 'live', accountId: account.id, login: account.login });
         const finished = await deps.launcher.waitFor(id, budgetMs);
         if (!finished) {
           await failTask(deps.prisma, id, STATUS.SOURCE_UNAVAILABLE);
@@ -69,6 +69,11 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
       }
     }
     task = await collectTaskOutcome(deps.prisma, id);
+    if (task.state !== 'completed' && task.state !== 'failed') {
+      // Its workflow ended without finishing it (terminated by an operator): 50301, refunded.
+      await failTask(deps.prisma, id, STATUS.SOURCE_UNAVAILABLE);
+      task = await collectTaskOutcome(deps.prisma, id);
+    }
   }
   const result = task.statusCode === STATUS.OK && task.product ? [task.product] : null;
   const code = task.state === 'completed' || task.state === 'failed' ? task.statusCode : STATUS.SOURCE_UNAVAILABLE;

@@ -5,7 +5,9 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import pLimit from 'p-limit';
 import type { Config } from '../../core/config.js';
+import { startLabels, subscriptionAttributes, subscriptionSummary } from '../../core/domain/operator-view.js';
 import { firstReadOffset } from '../../core/domain/scheduling.js';
+import { STATUS } from '../../core/domain/status-codes.js';
 import {
   MONITOR_CONFIGURE_SIGNAL,
   MONITOR_RESUME_SIGNAL,
@@ -24,14 +26,18 @@ export interface MonitorTarget {
   frequency: Frequency;
   /** Start paused (only used when the workflow is not running yet). */
   paused: boolean;
+  /** The subscription's account and tag: the monitor's search attributes and summary. */
+  accountId?: number;
+  tag?: string | null;
 }
 
 /** What the API and the admin CLI need of Temporal for monitoring. */
 export interface MonitorLauncher {
   /**
-   * Starts a new subscription's monitor, delayed until its first read (`firstReadOffset` into the
-   * first interval): until then it costs the worker nothing. Idempotent (an existing monitor is
-   * kept). Rejects when Temporal refuses.
+   * Starts a new subscription's monitor, whose first read falls `firstReadOffset` into the first
+   * interval. It starts at once (not delayed to its first read) so that its state query answers
+   * from the moment the subscription exists; until the read it waits on a durable timer, out of
+   * the worker's cache. Idempotent (an existing monitor is kept). Rejects when Temporal refuses.
    */
   start(target: MonitorTarget): Promise<void>;
   /**
@@ -59,7 +65,7 @@ export function temporalMonitorLauncher(
   options: { continueAsNewAfter?: number; onError?: (error: unknown, subscriptionId: number) => void } = {},
 ): MonitorLauncher {
   const handle = (id: number) => client.workflow.getHandle(monitorWorkflowId(id));
-  const inputOf = (target: MonitorTarget, firstReadAt?: number): MonitorSubscriptionInput => ({
+  const inputOf = ({ accountId: _accountId, tag: _tag, ...target }: MonitorTarget, firstReadAt?: number): MonitorSubscriptionInput => ({
     ...target,
     intervalMs: config.MONITORING_INTERVALS[target.frequency],
     readAttempts: config.SOURCE_READ_ATTEMPTS,
@@ -67,6 +73,8 @@ export function temporalMonitorLauncher(
     ...(firstReadAt === undefined ? {} : { firstReadAt }),
     ...(options.continueAsNewAfter ? { continueAsNewAfter: options.continueAsNewAfter } : {}),
   });
+  /** The operators' view of a monitor: search attributes and summary (core/domain/operator-view.ts). */
+  const labels = (target: MonitorTarget) => startLabels(subscriptionAttributes(target, STATUS.PAYMENT_REQUIRED), subscriptionSummary(target));
   return {
     async start(target) {
       const delayMs = firstReadOffset(target.subscriptionId, config.MONITORING_INTERVALS[target.frequency]);
@@ -74,8 +82,7 @@ export function temporalMonitorLauncher(
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: monitorWorkflowId(target.subscriptionId),
         args: [inputOf(target, Date.now() + delayMs)],
-        // A signal (frequency change, resume, delete) dispatches it earlier; it then waits for firstReadAt.
-        ...(delayMs > 0 ? { startDelay: delayMs } : {}),
+        ...labels(target),
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
     },
@@ -85,8 +92,9 @@ export function temporalMonitorLauncher(
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: monitorWorkflowId(target.subscriptionId),
         args: [inputOf(target)],
+        ...labels(target),
         signal: MONITOR_CONFIGURE_SIGNAL,
-        signalArgs: [{ frequency: target.frequency, intervalMs } satisfies MonitorSettings],
+        signalArgs: [{ frequency: target.frequency, intervalMs, ...(target.tag === undefined ? {} : { tag: target.tag }) } satisfies MonitorSettings],
       });
     },
     async resume(subscriptionIds) {

@@ -107,13 +107,16 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
   }
 
   // One call per subscription (an element repeated in the body shares it), concurrently: new
-  // monitors start (delayed to their first read), existing ones get their settings.
+  // monitors start (their first read falls later in the first interval), existing ones get their settings.
   const created = new Set(outcomes.flatMap((o) => (o.kind === 'created' ? [o.row.id] : [])));
   const latestRow = new Map<number, SubscriptionRow>();
   for (const row of results.values()) latestRow.set(row.id, row);
   const failed = new Set<number>();
   await Promise.all([...latestRow.values()].map(async (row) => {
-    const target = { subscriptionId: row.id, asin: row.asin, marketplace: row.marketplace, frequency: row.frequency as Frequency, paused: row.status === 'paused_balance' };
+    const target = {
+      subscriptionId: row.id, asin: row.asin, marketplace: row.marketplace, frequency: row.frequency as Frequency,
+      paused: row.status === 'paused_balance', accountId: account.id, tag: row.tag,
+    };
     try {
       await (created.has(row.id) ? deps.monitors.start(target) : deps.monitors.configure(target));
     } catch (error) {

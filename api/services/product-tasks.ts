@@ -16,7 +16,7 @@ import { taskPostTask, webhookUrlChecks } from '../../core/validation/requests.j
 import { taskArray } from '../../core/validation/task-body.js';
 import { urgencyOfPriority, type ReadUrgency } from '../../core/domain/task-messages.js';
 import { webhookKindsOf, type WebhookKind } from '../../core/domain/webhook-messages.js';
-import type { TaskLauncher } from './task-launcher.js';
+import type { TaskLabels, TaskLauncher } from './task-launcher.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Result retention (api-spec.md "Limits": 30 days by default): the task's `expires_at`, ms from now. */
@@ -48,7 +48,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   const rates = plan.rates;
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new DomainError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
-  const finishedWithWebhooks: { taskId: string; kinds: WebhookKind[]; accountId: number }[] = [];
+  const finishedWithWebhooks: WebhookStart[] = [];
   const tasks = await runChargedTasks(elements, { fn: 'task_post', path, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
     const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks({ allowlist: deps.config.WEBHOOK_ALLOWLIST, ports: deps.config.WEBHOOK_PORTS }));
     const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
@@ -66,7 +66,10 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
     if (!created) throw new DomainError('PAYMENT_REQUIRED');
     paid();
     if (!created.fresh) {
-      const settle = startOrFail(deps, { taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority), accountId: account.id });
+      const settle = startOrFail(deps, {
+        taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority), accountId: account.id,
+        login: account.login, tag, priority, webhookUrls: { postback: postbackUrl, pingback: pingbackUrl },
+      });
       return { code: STATUS.TASK_CREATED, cost: created.cost, settle };
     }
     // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
@@ -80,15 +83,20 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
         return { code: STATUS.TASK_CREATED, cost: charged };
       }
     }
-    if (webhookKinds.length) finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds, accountId: account.id });
+    if (webhookKinds.length) {
+      finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds, accountId: account.id, asin, marketplace: marketplace.code, tag, urls: { postback: postbackUrl, pingback: pingbackUrl } });
+    }
     return { code: STATUS.TASK_CREATED, cost: charged };
   });
   await Promise.all(finishedWithWebhooks.map((t) => startWebhooks(deps, t)));
   return batchOutcome(tasks);
 }
 
-/** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2). */
-interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
+/** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2); labels for the operators' view. */
+interface StartRequest extends TaskLabels { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
+
+/** The deliveries of a task finished in the API, with what labels them for operators. */
+type WebhookStart = Parameters<TaskLauncher['startWebhooks']>[0] & { accountId: number };
 
 /**
  * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
@@ -110,7 +118,9 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<D
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not refund the task whose workflow did not start');
     return undefined;
   }
-  if (task.webhookKinds.length) await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds, accountId: task.accountId });
+  if (task.webhookKinds.length) {
+    await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds, accountId: task.accountId, asin: task.asin, marketplace: task.marketplace, tag: task.tag, urls: task.webhookUrls });
+  }
   return new DomainError('SOURCE_UNAVAILABLE');
 }
 
@@ -118,7 +128,7 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<D
  * Starts the webhook deliveries of a task finished in the API. The task is finished and stays in
  * tasks_ready whatever happens here, so a failure is logged, not answered.
  */
-async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[]; accountId: number }): Promise<void> {
+async function startWebhooks(deps: ProductTaskDeps, task: WebhookStart): Promise<void> {
   try {
     await deps.launcher.startWebhooks(task);
   } catch (error) {

@@ -21,7 +21,7 @@ export const MONITOR_CONFIGURE_SIGNAL = 'monitorConfigure';
 export const MONITOR_RESUME_SIGNAL = 'monitorResume';
 /** Signal: the subscription was deleted; end the workflow. */
 export const MONITOR_STOP_SIGNAL = 'monitorStop';
-/** Query (answer: `MonitorState`): the workflow's carried state (for tests and operators). */
+/** Query (answer: `MonitorStateView`): the workflow's carried state (for tests and operators), answered from its start. */
 export const MONITOR_STATE_QUERY = 'monitorState';
 
 /** Why a monitor does not read: the account's balance, or the account is disabled. */
@@ -44,6 +44,17 @@ export interface MonitorState {
   deliveries: number;
   /** Runs of this workflow chain (1 for the first; +1 per continue-as-new). */
   run: number;
+  /**
+   * The status code of the last read: 20000 (charged), 40402 (product not found, free) or 50301
+   * (every attempt failed, refunded); absent before the first read.
+   */
+  lastResultCode?: number;
+}
+
+/** The state query's answer: the carried state and the next read as an ISO time (operators read it with `temporal workflow query`). */
+export interface MonitorStateView extends MonitorState {
+  /** `nextDueAt` as an ISO 8601 UTC time. */
+  nextReadAt: string;
 }
 
 /** Input of `monitorSubscription`: one object; `state` is set only by continue-as-new. */
@@ -60,8 +71,8 @@ export interface MonitorSubscriptionInput {
   readAttempts: number;
   /** First retry delay of a failed read, ms. */
   retryInitialMs: number;
-  /** Epoch ms of the first read, when the starter delayed the workflow's start up to it (a new
-   *  monitor then costs the worker nothing until its first read); else now + `firstReadOffset`. */
+  /** Epoch ms of the first read, chosen by the starter (`firstReadOffset` into the first interval
+   *  from the add); else now + `firstReadOffset`. */
   firstReadAt?: number;
   /** Continue-as-new after this many ticks (reads or paused rechecks); tests lower it. */
   continueAsNewAfter?: number;
@@ -73,6 +84,8 @@ export interface MonitorSettings {
   frequency: Frequency;
   /** MONITORING_INTERVALS[frequency], ms. */
   intervalMs: number;
+  /** The subscription's tag, when the sender knows it (the monitor's `Tag` search attribute follows it). */
+  tag?: string | null;
 }
 
 /** How a monitor ended. */

@@ -22,6 +22,8 @@ export interface WebhookPlan {
   timeoutMs: number;
   /** The task's account: its share of the webhook slots is checked before the task is loaded. */
   accountId?: number;
+  /** The receivers as operators see them (core/domain/operator-view.ts `displayUrl`), by kind: the deliveries' summaries. */
+  targets?: Record<string, string>;
 }
 
 /** Input of the `webhookDelivery` workflow (workflowId = `webhookWorkflowId(taskId, kind)`). */

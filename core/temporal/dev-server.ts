@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import getPort from 'get-port';
 import { findTemporalCli } from './cli.js';
+import { devServerSearchAttributeArgs, registerSearchAttributes } from './search-attributes.js';
 
 /** A running dev server. `address` is `host:port` of the frontend; `uiUrl` the Web UI, if enabled. */
 export interface TemporalDevServer {
@@ -30,6 +31,11 @@ export interface DevServerOptions {
   cliPath?: string;
   /** Where the server's output goes; default DATA_DIR-less: discarded. */
   logFile?: string;
+  /**
+   * Register the custom search attributes (core/domain/operator-view.ts), default true; false
+   * starts a server without them (the worker's refusal is tested on one).
+   */
+  searchAttributes?: boolean;
 }
 
 /**
@@ -73,6 +79,10 @@ async function startOnce(options: DevServerOptions, port: number): Promise<Tempo
     // monitoring subscriptions took minutes instead of seconds).
     args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   }
+  // Registered when the server creates its database; on a database an older version made, the
+  // flags are ignored and the missing attributes are added once the server answers (below).
+  const withAttributes = options.searchAttributes ?? true;
+  if (withAttributes) args.push(...devServerSearchAttributeArgs());
   if (uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
   let output: number | 'ignore' = 'ignore';
@@ -99,6 +109,17 @@ async function startOnce(options: DevServerOptions, port: number): Promise<Tempo
         throw new Error(`temporal dev server did not answer on ${address} within 60 s`, { cause: error });
       }
       await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  if (withAttributes) {
+    const connection = await Connection.connect({ address });
+    try {
+      await registerSearchAttributes(connection, options.namespace ?? 'default');
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    } finally {
+      await connection.close();
     }
   }
   return {

@@ -7,6 +7,22 @@ import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, Work
 import type { Config } from '../config.js';
 import { PRIORITY_KEYS, type ProductTaskInput, type ReadUrgency } from '../domain/task-messages.js';
 import { webhookFairness, webhookWorkflowId, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../domain/webhook-messages.js';
+import { deliveryAttributes, deliverySummary, displayUrl, startLabels, taskAttributes, taskDetails, taskSummary } from '../domain/operator-view.js';
+
+/** The webhook URLs of a task, by kind (as stored; shown to operators through `displayUrl` only). */
+export type WebhookUrls = Partial<Record<WebhookKind, string | null>>;
+
+/**
+ * What the operators' view shows of a task (core/domain/operator-view.ts): its account's login,
+ * tag, task_post priority and webhook URLs. All optional: a start without them shows less.
+ */
+export interface TaskLabels {
+  login?: string;
+  tag?: string | null;
+  /** task_post priority (1 or 2). */
+  priority?: number;
+  webhookUrls?: WebhookUrls;
+}
 
 /** What the API needs of Temporal; tests use the real implementation against a dev server. */
 export interface TaskLauncher {
@@ -16,12 +32,13 @@ export interface TaskLauncher {
    * workflow already started for the task counts as started (the reconciler and the API may race).
    * @throws what Temporal answers when it refuses the start (unknown namespace, server down, ...).
    */
-  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & { webhookKinds?: WebhookKind[]; urgency?: ReadUrgency; accountId?: number }): Promise<void>;
+  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & TaskLabels & { webhookKinds?: WebhookKind[]; urgency?: ReadUrgency; accountId?: number }): Promise<void>;
   /**
    * Starts the deliveries of a task that is already finished (workflowId `webhook:<taskId>:<kind>`);
-   * `accountId` is the task's account (its share of the webhook slots).
+   * `accountId` is the task's account (its share of the webhook slots); the product, tag and URLs
+   * label the deliveries in the operators' view.
    */
-  startWebhooks(input: { taskId: string; kinds: WebhookKind[]; accountId?: number }): Promise<void>;
+  startWebhooks(input: { taskId: string; kinds: WebhookKind[]; accountId?: number; asin?: string; marketplace?: string; tag?: string | null; urls?: WebhookUrls }): Promise<void>;
   /** Waits up to `budgetMs` for the workflow to finish; false when the budget ran out. */
   waitFor(taskId: string, budgetMs: number): Promise<boolean>;
   /** Requests cancellation of the task's workflow (ignored when already closed). */
@@ -35,36 +52,59 @@ export type TaskWorkflowState = 'missing' | 'running' | 'closed';
 export interface TaskWorkflows extends Pick<TaskLauncher, 'start' | 'startWebhooks'> {
   /** @throws when Temporal cannot be asked (the reconciler then leaves the task for its next run) */
   state(taskId: string): Promise<TaskWorkflowState>;
+  /**
+   * Ids (task ids) of at most `limit` productTask workflows that closed since `sinceMs` (epoch ms)
+   * terminated, timed out or cancelled: one visibility query.
+   * @throws when Temporal cannot be asked
+   */
+  closedUnfinished(sinceMs: number, limit: number): Promise<string[]>;
 }
 
-/** The deliveries' schedule from the configuration (workflows cannot read it), and the task's account. */
-function webhookPlan(config: Config, kinds: WebhookKind[], accountId: number | undefined): WebhookPlan {
-  return { kinds, retryDelaysMs: [...config.WEBHOOK_RETRY_DELAYS], timeoutMs: config.WEBHOOK_TIMEOUT, ...(accountId === undefined ? {} : { accountId }) };
+/** The receivers of `kinds` as operators see them (`displayUrl`), by kind. */
+function webhookTargets(kinds: WebhookKind[], urls: WebhookUrls | undefined): Record<string, string | null> {
+  return Object.fromEntries(kinds.map((kind) => [kind, urls?.[kind] ? displayUrl(urls[kind]) : null]));
+}
+
+/** The deliveries' schedule from the configuration (workflows cannot read it), the task's account and the receivers' display URLs. */
+function webhookPlan(config: Config, kinds: WebhookKind[], accountId: number | undefined, urls?: WebhookUrls): WebhookPlan {
+  const targets = Object.fromEntries(Object.entries(webhookTargets(kinds, urls)).filter((e): e is [string, string] => e[1] !== null));
+  return {
+    kinds, retryDelaysMs: [...config.WEBHOOK_RETRY_DELAYS], timeoutMs: config.WEBHOOK_TIMEOUT,
+    ...(accountId === undefined ? {} : { accountId }),
+    ...(Object.keys(targets).length ? { targets } : {}),
+  };
 }
 
 /** The Temporal implementation of `TaskLauncher` (and of the reconciler's `TaskWorkflows`). */
 export function temporalTaskLauncher(client: Client, config: Config): TaskLauncher & TaskWorkflows {
   return {
-    async start({ webhookKinds, urgency, accountId, ...input }) {
+    async start({ webhookKinds, urgency, accountId, login, tag, priority, webhookUrls, ...input }) {
+      const facts = {
+        taskId: input.taskId, asin: input.asin, marketplace: input.marketplace, accountId, login, tag, priority,
+        endpoint: urgency === 'live' ? 'live' as const : 'task_post' as const, webhooks: webhookTargets(webhookKinds ?? [], webhookUrls),
+      };
       await client.workflow.start('productTask', {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: input.taskId,
         // A task is read by one workflow run at most, whoever starts it.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         priority: { priorityKey: PRIORITY_KEYS[urgency ?? 'normal'] },
+        ...startLabels(taskAttributes(facts), taskSummary(facts), taskDetails(facts)),
         args: [{
           ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000,
-          ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds, accountId) } : {}),
+          ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds, accountId, webhookUrls) } : {}),
         } satisfies ProductTaskInput],
       }).catch((error: unknown) => { if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; });
     },
-    async startWebhooks({ taskId, kinds, accountId }) {
-      const plan = webhookPlan(config, kinds, accountId);
+    async startWebhooks({ taskId, kinds, accountId, asin, marketplace, tag, urls }) {
+      const plan = webhookPlan(config, kinds, accountId, urls);
       for (const kind of kinds) {
+        const facts = { taskId, kind, accountId, asin, marketplace, tag, target: plan.targets?.[kind] ?? null };
         await client.workflow.start('webhookDelivery', {
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           workflowId: webhookWorkflowId(taskId, kind),
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          ...startLabels(deliveryAttributes(facts), deliverySummary(facts)),
           ...(accountId === undefined ? {} : { priority: webhookFairness(accountId) }),
           args: [{ taskId, kind, retryDelaysMs: plan.retryDelaysMs, timeoutMs: plan.timeoutMs, ...(accountId === undefined ? {} : { accountId }) } satisfies WebhookDeliveryInput],
         }).catch((error: unknown) => { if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; });
@@ -89,6 +129,15 @@ export function temporalTaskLauncher(client: Client, config: Config): TaskLaunch
     },
     async cancel(taskId) {
       await client.workflow.getHandle(taskId).cancel().catch(() => undefined);
+    },
+    async closedUnfinished(sinceMs, limit) {
+      const query = `WorkflowType = 'productTask' AND ExecutionStatus IN ('Terminated', 'TimedOut', 'Canceled') AND CloseTime > '${new Date(sinceMs).toISOString()}'`;
+      const ids: string[] = [];
+      for await (const execution of client.workflow.list({ query, pageSize: limit })) {
+        ids.push(execution.workflowId);
+        if (ids.length >= limit) break;
+      }
+      return ids;
     },
     async state(taskId) {
       try {

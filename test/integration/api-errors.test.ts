@@ -256,7 +256,10 @@ describe('webhook URLs at task_post', () => {
     const res = await api.post('/v1/retail/product/task_post', [{ asin: 'B0000WEBH1', marketplace: 'com', postback_url: 'https://hooks.example.com/post' }]);
     const id = res.body.tasks[0].id;
     expect(started.length).toBe(startsBefore);
-    expect(webhookStarts).toContainEqual({ taskId: id, kinds: ['postback'], accountId: expect.any(Number), from: 'api' });
+    expect(webhookStarts).toContainEqual({
+      taskId: id, kinds: ['postback'], accountId: expect.any(Number), asin: 'B0000WEBH1', marketplace: 'com', tag: null,
+      urls: { postback: 'https://hooks.example.com/post', pingback: null }, from: 'api',
+    });
     // The task stays in tasks_ready: starting its webhook does not collect it.
     const ready = await api.get('/v1/retail/product/tasks_ready');
     expect(ready.body.tasks[0].result.map((r: any) => r.id)).toContain(id);

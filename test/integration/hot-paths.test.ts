@@ -140,7 +140,10 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
       expect(app.started).toEqual(expect.arrayContaining([tasks[2].id, tasks[3].id]));
       expect(app.started).not.toContain(tasks[0].id);
       expect(app.started).not.toContain(tasks[1].id);
-      expect(app.webhookStarts).toContainEqual({ taskId: tasks[0].id, kinds: ['postback'], accountId });
+      expect(app.webhookStarts).toContainEqual({
+        taskId: tasks[0].id, kinds: ['postback'], accountId, asin: 'B0HOT00020', marketplace: 'com', tag: 'reused',
+        urls: { postback: 'https://hooks.example.com/p', pingback: null },
+      });
       expect((await ledger(accountId)).slice(1).map((e) => [e.kind, e.amount, e.note])).toEqual([
         ['charge', -rates.task_post, 'task_post'], ['charge', -rates.task_post, 'task_post'], ['refund', rates.task_post, 'task 40402'],
         ['charge', -rates.task_post, 'task_post'], ['charge', -rates.task_post_high, 'task_post'],

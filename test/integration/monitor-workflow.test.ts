@@ -14,6 +14,7 @@ import { createLogger } from '../../core/logger.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { installTemporalLogging, workflowsPath } from '../../worker/worker.js';
 import { pageReadQueue } from '../../core/domain/queues.js';
+import { SEARCH_ATTRIBUTES } from '../../core/domain/operator-view.js';
 import { firstReadOffset } from '../../core/domain/scheduling.js';
 import {
   monitorWorkflowId,
@@ -234,23 +235,50 @@ describe('monitorSubscription', () => {
     expect(await handle.result()).toMatchObject({ subscriptionId: 50 });
   });
 
-  it('a new monitor started by the launcher runs no workflow task before its first read; a signal wakes it early', async () => {
+  it('a new monitor started by the launcher answers its state query at once, before its first read; a signal wakes it early', async () => {
     const config = loadConfig({ TEMPORAL_TASK_QUEUE: TASK_QUEUE, MONITORING_INTERVALS: 'hourly=300ms,every_6h=1h,daily=1h', LOG_LEVEL: 'silent' });
     const launcher = temporalMonitorLauncher(client, config);
-    const target = { subscriptionId: 70, asin: 'B0000000P1', marketplace: 'de', frequency: 'daily' as const, paused: false };
+    const target = { subscriptionId: 70, asin: 'B0000000P1', marketplace: 'de', frequency: 'daily' as const, paused: false, accountId: 7 };
+    const before = Date.now();
     await launcher.start(target);
     await launcher.start(target); // idempotent: the running monitor is kept
     const handle = client.workflow.getHandle(monitorWorkflowId(70));
+    // Straight after the start, its first read ~minutes away (1 h interval here): the query answers.
+    const state = await handle.query(monitorStateQuery);
+    expect(state).toMatchObject({ frequency: 'daily', intervalMs: 3_600_000, paused: false, deliveries: 0, run: 1 });
+    expect(Math.abs(state.nextDueAt - (before + firstReadOffset(70, 3_600_000)))).toBeLessThanOrEqual(1_000);
     const events = (await handle.fetchHistory()).events ?? [];
-    expect(events).toHaveLength(1); // WorkflowExecutionStarted only: nothing ran, nothing is cached
-    // ... and the server holds its first workflow task back until the first read (1 h interval here).
-    expect(Math.abs(firstTaskBackoffMs(events[0]!) - firstReadOffset(70, 3_600_000))).toBeLessThanOrEqual(1_000);
+    expect(firstTaskBackoffMs(events[0]!)).toBe(0); // not delayed: its first task ran at once and set the timer
+    await waitingOnTimer(handle);
     expect(readsOf(70)).toBe(0);
     await launcher.configure({ ...target, frequency: 'hourly' }); // the old first read was ~minutes away
     await waitFor(async () => readsOf(70) >= 2, 20_000, 50);
     await launcher.stop(70);
     expect(await handle.result()).toMatchObject({ subscriptionId: 70 });
     await launcher.stop(70); // ignored once ended
+  });
+
+  it('its search attributes survive continue-as-new; ResultCode follows the last read, 40200 while paused for balance', async () => {
+    const config = loadConfig({ TEMPORAL_TASK_QUEUE: TASK_QUEUE, MONITORING_INTERVALS: 'hourly=250ms,every_6h=1h,daily=1h', LOG_LEVEL: 'silent' });
+    const launcher = temporalMonitorLauncher(client, config, { continueAsNewAfter: 2 });
+    await launcher.start({ subscriptionId: 75, asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly', paused: false, accountId: 7, tag: 'kept' });
+    const handle = client.workflow.getHandle(monitorWorkflowId(75));
+    const firstRunId = (await handle.describe()).runId;
+    await waitFor(async () => (await handle.query(monitorStateQuery)).run >= 3, 30_000, 50);
+    const latest = await handle.describe();
+    expect(latest.runId).not.toBe(firstRunId);
+    const custom = Object.fromEntries(latest.typedSearchAttributes.getAll().filter((p) => p.key.name in SEARCH_ATTRIBUTES).map((p) => [p.key.name, p.value]));
+    // Summary too: the static summary is the first run's only, the Summary column carries on.
+    expect(custom).toEqual({
+      SubscriptionId: 75, AccountId: 7, Asin: 'B0000000P1', Marketplace: 'de', Tag: 'kept', ResultCode: 20000, Summary: 'hourly subscription 75: B0000000P1 on de · account 7 · tag kept',
+    });
+    expect((await handle.query(monitorStateQuery)).lastResultCode).toBe(20000);
+
+    nextReservations.set(75, ['paused']);
+    await waitFor(async () => (await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.ResultCode) === 40200, 20_000, 50);
+    expect(await handle.query(monitorStateQuery)).toMatchObject({ paused: true, pausedReason: 'balance', lastResultCode: 20000 });
+    await handle.signal(stopMonitorSignal);
+    await handle.result();
   });
 
   it('continues as new every N ticks, carrying interval, schedule and counters', async () => {

@@ -78,8 +78,8 @@ describe('monitoring/add', () => {
     });
     expect(b).toMatchObject({ asin: 'B0000000N1', marketplace: 'com', frequency: 'daily', tag: null, external_user_id: null, status: 'active' });
     expect(ensured.filter((t) => [a.id, b.id].includes(t.subscriptionId))).toEqual([
-      { subscriptionId: a.id, asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly', paused: false, call: 'start' },
-      { subscriptionId: b.id, asin: 'B0000000N1', marketplace: 'com', frequency: 'daily', paused: false, call: 'start' },
+      { subscriptionId: a.id, asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly', paused: false, accountId: id, tag: 'mine', call: 'start' },
+      { subscriptionId: b.id, asin: 'B0000000N1', marketplace: 'com', frequency: 'daily', paused: false, accountId: id, tag: null, call: 'start' },
     ]);
     const acc = await prisma.account.findUniqueOrThrow({ where: { id } });
     expect(Number(acc.balance)).toBe(1);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CLI_TYPE_NAMES, SEARCH_ATTRIBUTES } from '../../core/domain/operator-view.js';
 import { repoRoot } from '../support/env.js';
 import { describeNeeding, dockerCompose } from '../support/prerequisites.js';
 
@@ -26,6 +27,9 @@ interface Service {
   ports?: unknown[];
   environment?: Record<string, string>;
   command?: string[];
+  entrypoint?: string[];
+  image?: string;
+  depends_on?: Record<string, { condition: string }>;
 }
 
 describeNeeding([dockerCompose], 'docker-compose.yml', () => {
@@ -54,9 +58,22 @@ describeNeeding([dockerCompose], 'docker-compose.yml', () => {
 
   it('validates and has every service of the topology', async () => {
     const services = (parse(await config(filledEnv())) as { services: Record<string, Service> }).services;
-    expect(Object.keys(services).sort()).toEqual(['api', 'chrome', 'migrate', 'postgres', 'temporal', 'temporal-ui', 'worker']);
+    expect(Object.keys(services).sort()).toEqual(['api', 'chrome', 'migrate', 'postgres', 'temporal', 'temporal-search-attributes', 'temporal-ui', 'worker']);
     expect(services.api!.command).toContain('dist/api/server.js');
     expect(services.worker!.command).toContain('dist/worker/main.js');
+  });
+
+  it('registers every search attribute of the operators\' view in a one-shot step that the api and workers wait for', async () => {
+    const services = (parse(await config(filledEnv())) as { services: Record<string, Service> }).services;
+    const step = services['temporal-search-attributes']!;
+    expect(step.image).toBe(services.temporal!.image); // the same server version's CLI
+    const script = [...(step.entrypoint ?? []), ...(step.command ?? [])].join(' ');
+    expect(script).toContain('temporal operator search-attribute create --address temporal:7233 --namespace default');
+    const listed = /for attribute in ([^;]+);/.exec(script)![1]!.trim().split(/\s+/);
+    expect(listed).toEqual(Object.values(SEARCH_ATTRIBUTES).map(({ name, type }) => `${name}=${CLI_TYPE_NAMES[type]}`));
+    for (const name of ['api', 'worker']) expect(services[name]!.depends_on!['temporal-search-attributes'], name).toEqual({ condition: 'service_completed_successfully' });
+    // auto-setup's sample attributes would take Int columns of the SQL visibility store that ours need.
+    expect(services.temporal!.environment!.SKIP_ADD_CUSTOM_SEARCH_ATTRIBUTES).toBe('true');
   });
 
   it('publishes only the API: PostgreSQL, Temporal, its Web UI and the browser grid have no ports', async () => {

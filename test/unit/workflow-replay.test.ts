@@ -2,7 +2,9 @@
  * Workflow determinism across releases: histories recorded by earlier releases' productTask,
  * monitorSubscription (charging after the read, before patch `monitor-reserve-before-read`) and
  * webhookDelivery (attempts on the main task queue) (test/fixtures/histories, one file per shape)
- * replay with today's workflow code. A change to
+ * replay with today's workflow code, and so do histories recorded after patch `operator-view`
+ * (`*-operator-view-*.json`: ResultCode, Tag and Summary upserts, a monitor's configure signal with
+ * a new tag and its continue-as-new, a delivery still retrying). A change to
  * workflows/ that would break a workflow in flight during a deploy fails here
  * (a nondeterminism error), so such a change must go behind `patched(...)`. Record a new shape
  * with `temporal workflow show --workflow-id <task id> --output json` against a dev server running
