@@ -4,7 +4,7 @@
  * page-read queue. Plain data only: workflow history carries ids, never HTML.
  */
 import type { RunDelivery } from './subscription-messages.js';
-import type { WebhookPlan } from './webhook-messages.js';
+import type { ChangeDeliveries, WebhookPlan } from './webhook-messages.js';
 
 /** Input of the `productTask` workflow (workflowId = task id). */
 export interface ProductTaskInput {
@@ -51,6 +51,8 @@ export interface ReadProductResult {
   statusCode?: number;
   /** Only when the read was given a monitoring run: how its observation was paid. */
   delivery?: RunDelivery;
+  /** Only when the monitoring run's observation fired alert rules of a subscription with an alert_url: the change events to deliver. */
+  changes?: ChangeDeliveries;
 }
 
 /** Input of the source-read activity: a task's read, a monitoring run's read, or a plain read. */

@@ -45,7 +45,7 @@ beforeAll(async () => {
   replay = await startReplayServer({ dir: syntheticReplayDir, port: 0 });
   grid = await BrowserGrid.start({ wsEndpoints: [], chromePath: resolveChromePath(process.env.CHROME_PATH), maxPages: 2, navTimeoutMs: 20_000, sourceOrigin: replay.url });
   const sink = new Writable({ write(chunk, _encoding, done) { logLines.push(JSON.parse(String(chunk))); done(); } });
-  activities = createProductReadActivities({ prisma, source: grid, logger: pino({ level: 'info' }, sink) });
+  activities = createProductReadActivities({ prisma, source: grid, logger: pino({ level: 'info' }, sink), webhookSchedule: { retryDelaysMs: [60_000], timeoutMs: 10_000 } });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
 });
 

@@ -17,6 +17,7 @@ import { BrowserGridError } from '../browser/errors.js';
 import { decodePage, parseProductPage, PARSER_VERSION } from '../parser/index.js';
 import { MONITORING_RUN_CLOSED, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
 import type { ReadProductInput, ReadProductResult } from '../../core/domain/task-messages.js';
+import type { RecordedChanges } from '../../core/alerts.js';
 
 /** What the activity needs of the browser grid. */
 export interface ProductPageSource {
@@ -27,6 +28,8 @@ export interface ProductReadDeps {
   prisma: PrismaClient;
   source: ProductPageSource;
   logger: Logger;
+  /** The schedule of change-event deliveries (WEBHOOK_RETRY_DELAYS, WEBHOOK_TIMEOUT), handed to the monitor with the events. */
+  webhookSchedule: { retryDelaysMs: readonly number[]; timeoutMs: number };
 }
 
 /** Builds a not_found Product: every other field null/empty (product-page-contract.md). */
@@ -45,13 +48,18 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  * Every read is recorded (counter + `source_reads` row, core/source-reads.ts) with its outcome and
  * fetch time; a failure to record never fails the read.
  */
-export function createProductReadActivities({ prisma, source, logger }: ProductReadDeps) {
+export function createProductReadActivities({ prisma, source, logger, webhookSchedule }: ProductReadDeps) {
+  /** The read result's `changes`: the recorded change events with their delivery schedule. */
+  const changesOf = (changes: RecordedChanges | null): Pick<ReadProductResult, 'changes'> => (changes
+    ? { changes: { ...changes, retryDelaysMs: [...webhookSchedule.retryDelaysMs], timeoutMs: webhookSchedule.timeoutMs } }
+    : {});
   return {
     /**
      * With `subscriptionId`, the stored observation is attached to that monitoring subscription;
      * with `monitoringRun` too, the read belongs to that reserved run (core/monitoring-runs.ts): the
      * page is read only while the run is reserved and unread (a run already read returns its
-     * observation), and the observation is stored paid, as the subscription's latest. A run that
+     * observation), and the observation is stored paid, as the subscription's latest, and judged by
+     * the subscription's alert rules: the result names the change events to deliver. A run that
      * must not be read fails with a non-retryable `MonitoringRunClosed`.
      * With `taskId`, the read also does the task's bookkeeping (workflows/product-task.ts): the task
      * is marked running while the page loads and completed from the stored observation (20000, or
@@ -69,7 +77,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
         const read = await closedRunToFailure(() => monitoringRunRead(prisma, run));
         if (read.state === 'read') {
           const status = read.status as ReadProductResult['status'];
-          return { observationId: read.observationId.toString(), status, delivery: status === 'not_found' ? 'free' : 'charged' };
+          return { observationId: read.observationId.toString(), status, delivery: status === 'not_found' ? 'free' : 'charged', ...changesOf(read.changes) };
         }
       }
       const ctx = Context.current();
@@ -108,7 +116,7 @@ export function createProductReadActivities({ prisma, source, logger }: ProductR
             const [stored] = await Promise.all([closedRunToFailure(() => storeMonitoringObservation(prisma, { ...run, product })), record(outcome)]);
             monitoringDeliveries.inc({ outcome: stored.delivery });
             timings.storeMs = Math.round(performance.now() - storeStart);
-            return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery };
+            return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery, ...changesOf(stored.changes) };
           }
           const [id] = await Promise.all([storeObservation(prisma, product, input.subscriptionId), record(outcome), running]);
           const statusCode = taskId ? (await finishTaskFromObservation(prisma, taskId, id)).statusCode : undefined;

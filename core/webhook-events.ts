@@ -1,0 +1,157 @@
+/**
+ * Webhook events and the delivery log (tables `webhook_events`, `webhook_deliveries`). Every
+ * delivery delivers a stored event whose id travels in `X-Event-Id`: a task's postback or pingback
+ * (one event per task and kind, made on its first attempt) or a `change` event of an alert rule
+ * (made when the rule fires, core/alerts.ts). Every attempt is one row of the log, listed per
+ * account newest first.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Prisma, PrismaClient } from './db/prisma.js';
+import type { TaskWebhookKind, WebhookKind, WebhookOutcome } from './domain/webhook-messages.js';
+
+/** A stored event with what a delivery needs of its account. */
+export type StoredEvent = Prisma.WebhookEventGetPayload<{ include: { account: { select: { webhookSecret: true; disabled: true } } } }>;
+
+/**
+ * The id of the task's event of `kind`, made on first use (a delivery started before events
+ * existed gets one on its next attempt). Safe under concurrent calls: one event per task and kind.
+ */
+export async function taskEventId(prisma: PrismaClient, task: { id: string; accountId: number }, kind: TaskWebhookKind, url: string): Promise<string> {
+  const where = { taskId_kind: { taskId: task.id, kind } };
+  const found = await prisma.webhookEvent.findUnique({ where, select: { id: true } });
+  if (found) return found.id;
+  try {
+    return (await prisma.webhookEvent.create({ data: { id: randomUUID(), accountId: task.accountId, kind, taskId: task.id, url }, select: { id: true } })).id;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'P2002') throw error;
+    return (await prisma.webhookEvent.findUniqueOrThrow({ where, select: { id: true } })).id;
+  }
+}
+
+/** The stored event with its account's secret and state; null when it does not exist (any more). */
+export async function storedEvent(prisma: PrismaClient, eventId: string): Promise<StoredEvent | null> {
+  return prisma.webhookEvent.findUnique({ where: { id: eventId }, include: { account: { select: { webhookSecret: true, disabled: true } } } });
+}
+
+/** One attempt as the delivery activity records it. */
+export interface AttemptRecord {
+  taskId: string | null;
+  eventId: string | null;
+  accountId: number | null;
+  kind: WebhookKind;
+  url: string;
+  attempt: number;
+  outcome: WebhookOutcome;
+  httpStatus: number | null;
+  /** Latency of the attempt, ms. */
+  durationMs: number;
+  error?: string | null;
+  nextRetryAt: Date | null;
+  redelivery: boolean;
+}
+
+/** Appends one attempt to the log. */
+export async function recordAttempt(prisma: PrismaClient, record: AttemptRecord): Promise<void> {
+  await prisma.webhookDelivery.create({ data: record });
+}
+
+/** One attempt as GET /v1/appendix/webhook_deliveries and GraphQL `webhookDeliveries` list it. */
+export interface DeliveryAttemptObject {
+  /** Position in the log (decimal string). */
+  id: string;
+  /** The event delivered: the `X-Event-Id` the receiver got, and what `redeliver` takes. */
+  event_id: string | null;
+  kind: WebhookKind;
+  url: string;
+  /** 1 for a delivery's first attempt (a redelivery counts again from 1). */
+  attempt: number;
+  redelivery: boolean;
+  /** `delivered` (2xx), `failed` (retried while retries remain), `refused` (not retried). */
+  outcome: WebhookOutcome;
+  /** The receiver's HTTP status; null when no answer arrived. */
+  http_status: number | null;
+  /** Why the attempt failed or was refused, when known. */
+  error: string | null;
+  /** ms from sending to the answer (or the failure). */
+  latency_ms: number;
+  /** When the next attempt is due, for a failed attempt that will be retried. */
+  next_retry_at: string | null;
+  /** The task of a postback or pingback. */
+  task_id: string | null;
+  /** The subscription of a change event. */
+  subscription_id: number | null;
+  created_at: string;
+}
+
+/** Which page of the log `listDeliveryAttempts` reads. */
+export interface DeliveryLogPage {
+  /** 1..1000 rows. */
+  limit: number;
+  /** Only rows older than this log position (the previous page's last id). */
+  before?: bigint;
+  kind?: WebhookKind;
+}
+
+/**
+ * The account's attempts, newest first (index on account and id): at most `limit`, and whether
+ * more follow.
+ */
+export async function listDeliveryAttempts(prisma: PrismaClient, accountId: number, page: DeliveryLogPage): Promise<{ rows: DeliveryAttemptObject[]; more: boolean }> {
+  const rows = await prisma.webhookDelivery.findMany({
+    where: { accountId, ...(page.before === undefined ? {} : { id: { lt: page.before } }), ...(page.kind ? { kind: page.kind } : {}) },
+    orderBy: { id: 'desc' },
+    take: page.limit + 1,
+    include: { event: { select: { subscriptionId: true } } },
+  });
+  const more = rows.length > page.limit;
+  return {
+    more,
+    rows: rows.slice(0, page.limit).map((r) => ({
+      id: r.id.toString(), event_id: r.eventId, kind: r.kind as WebhookKind, url: r.url, attempt: r.attempt, redelivery: r.redelivery,
+      outcome: r.outcome as WebhookOutcome, http_status: r.httpStatus, error: r.error, latency_ms: r.durationMs,
+      next_retry_at: r.nextRetryAt?.toISOString() ?? null, task_id: r.taskId, subscription_id: r.event?.subscriptionId ?? null,
+      created_at: r.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** The account's event, or null when it has none of that id. */
+export async function accountEvent(prisma: PrismaClient, accountId: number, eventId: string) {
+  return prisma.webhookEvent.findFirst({ where: { id: eventId, accountId } });
+}
+
+/** Which page of a subscription's change events `listChangeEvents` reads (newest first). */
+export interface ChangeEventPage {
+  limit: number;
+  /** Only events older than this one (the previous page's last), by (created_at, id). */
+  before?: { at: Date; id: string };
+}
+
+/** A change event as listed: its body as delivered, and when it was recorded. */
+export interface ChangeEventObject {
+  /** The body POSTed to alert_url (core/domain/alert-rules.ts `ChangeEventBody`). */
+  event: Record<string, unknown>;
+  /** Whether it was to be delivered (the subscription had an alert_url when it fired). */
+  url: string | null;
+  created_at: string;
+}
+
+/** A subscription's change events, newest first: at most `limit`, and whether more follow. */
+export async function listChangeEvents(prisma: PrismaClient, subscriptionId: number, page: ChangeEventPage): Promise<{ rows: (ChangeEventObject & { cursor: { at: Date; id: string } })[]; more: boolean }> {
+  const before = page.before;
+  const rows = await prisma.webhookEvent.findMany({
+    where: {
+      subscriptionId, kind: 'change',
+      ...(before ? { OR: [{ createdAt: { lt: before.at } }, { createdAt: before.at, id: { lt: before.id } }] } : {}),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: page.limit + 1,
+  });
+  return {
+    more: rows.length > page.limit,
+    rows: rows.slice(0, page.limit).map((r) => ({
+      event: JSON.parse(r.body ?? '{}') as Record<string, unknown>, url: r.url, created_at: r.createdAt.toISOString(),
+      cursor: { at: r.createdAt, id: r.id },
+    })),
+  };
+}
