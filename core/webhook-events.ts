@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from './db/prisma.js';
+import type { ChangeEventBody } from './domain/alert-rules.js';
 import type { TaskWebhookKind, WebhookKind, WebhookOutcome } from './domain/webhook-messages.js';
 
 /** A stored event with what a delivery needs of its account. */
@@ -129,8 +130,8 @@ export interface ChangeEventPage {
 
 /** A change event as listed: its body as delivered, and when it was recorded. */
 export interface ChangeEventObject {
-  /** The body POSTed to alert_url (core/domain/alert-rules.ts `ChangeEventBody`). */
-  event: Record<string, unknown>;
+  /** The body POSTed to alert_url. */
+  event: ChangeEventBody;
   /** Whether it was to be delivered (the subscription had an alert_url when it fired). */
   url: string | null;
   created_at: string;
@@ -150,7 +151,7 @@ export async function listChangeEvents(prisma: PrismaClient, subscriptionId: num
   return {
     more: rows.length > page.limit,
     rows: rows.slice(0, page.limit).map((r) => ({
-      event: JSON.parse(r.body ?? '{}') as Record<string, unknown>, url: r.url, created_at: r.createdAt.toISOString(),
+      event: JSON.parse(r.body!) as ChangeEventBody, url: r.url, created_at: r.createdAt.toISOString(),
       cursor: { at: r.createdAt, id: r.id },
     })),
   };
