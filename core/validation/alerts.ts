@@ -44,5 +44,6 @@ export const alertRules = z.array(alertRule)
     }
   })
   .transform((rules): AlertRuleSpec[] => rules.map((rule) => ({ type: rule.type, value: rule.value ?? null })))
-  .register(detailedFields, { detailed: true })
-  .meta({ description: `Change alerts of the subscription, at most ${MAX_ALERT_RULES}. Given: they replace the subscription's rules (a rule given again keeps its state); absent: unchanged; \`[]\`: none.` });
+  .meta({ description: `Change alerts of the subscription, at most ${MAX_ALERT_RULES}. Given: they replace the subscription's rules (a rule given again keeps its state); absent: unchanged; \`[]\`: none.` })
+  // Last: `.meta()` returns a new schema, and the registry marks this very one.
+  .register(detailedFields, { detailed: true });
