@@ -232,6 +232,18 @@ export interface ChangeEventBody {
   observed_at: string;
 }
 
+/** A side with its keys in the documented order (a side read back from JSONB has them sorted by length). */
+function orderedSide(side: ChangeSide): ChangeSide {
+  return {
+    observed_at: side.observed_at,
+    ...(side.price ? { price: { amount: side.price.amount, currency: side.price.currency } } : {}),
+    ...(side.bsr_rank === undefined ? {} : { bsr_rank: side.bsr_rank }),
+    ...(side.availability === undefined ? {} : { availability: side.availability }),
+    ...(side.buy_box ? { buy_box: { seller_name: side.buy_box.seller_name, seller_id: side.buy_box.seller_id } } : {}),
+    ...(side.content_hash === undefined ? {} : { content_hash: side.content_hash }),
+  };
+}
+
 /** The body of a change event, keys in the documented order. */
 export function changeEventBody(input: Omit<ChangeEventBody, 'kind' | 'observed_at'>): ChangeEventBody {
   return {
@@ -241,8 +253,8 @@ export function changeEventBody(input: Omit<ChangeEventBody, 'kind' | 'observed_
     asin: input.asin,
     marketplace: input.marketplace,
     rule: { id: input.rule.id, type: input.rule.type, value: input.rule.value },
-    before: input.before,
-    after: input.after,
+    before: orderedSide(input.before),
+    after: orderedSide(input.after),
     observed_at: input.after.observed_at,
   };
 }

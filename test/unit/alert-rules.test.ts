@@ -172,5 +172,9 @@ it('a change event body lists its keys in the documented order', () => {
   const after = { observed_at: '2026-01-01T01:00:00.000Z', price: { amount: 19, currency: 'USD' } };
   const body = changeEventBody({ event_id: 'e', subscription_id: 3, asin: 'B0000000P1', marketplace: 'com', rule: { id: 9, type: 'price_below', value: 20 }, before, after });
   expect(Object.keys(body)).toEqual(['event_id', 'kind', 'subscription_id', 'asin', 'marketplace', 'rule', 'before', 'after', 'observed_at']);
+  // A side read back from JSONB has its keys sorted by length: the body orders them again.
+  const stored = changeEventBody({ event_id: 'e', subscription_id: 3, asin: 'B0000000P1', marketplace: 'com', rule: { id: 9, type: 'buy_box_change', value: null },
+    before: { buy_box: { seller_id: 'A1', seller_name: 'One' }, observed_at: before.observed_at }, after: { observed_at: after.observed_at, buy_box: { seller_name: 'Two', seller_id: null } } });
+  expect(JSON.stringify(stored.before)).toBe(`{"observed_at":"${before.observed_at}","buy_box":{"seller_name":"One","seller_id":"A1"}}`);
   expect(body).toMatchObject({ kind: 'change', observed_at: after.observed_at });
 });
