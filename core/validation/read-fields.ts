@@ -43,6 +43,9 @@ function isDetailed(schema: z.ZodType): boolean {
   return false;
 }
 
+/** A rule's message fit for an answer: it may quote the refused input, so it is cut at 300 characters. */
+const detailOf = (message: string) => printableName(message, 300);
+
 /** `alerts` + [1, 'value'] → `alerts[1].value`. */
 function nestedName(field: string, path: readonly PropertyKey[]): string {
   return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : `${name}.${String(key)}`), field);
@@ -63,7 +66,7 @@ export function readField<S extends z.ZodObject, K extends keyof z.output<S> & s
   const parsed = fieldSchema.safeParse(raw);
   if (parsed.success) return parsed.data as z.output<S>[K];
   const issue = parsed.error.issues[0];
-  if (issue && isDetailed(fieldSchema)) throw DomainError.invalidField(nestedName(field, issue.path), issue.message);
+  if (issue && isDetailed(fieldSchema)) throw DomainError.invalidField(printableName(nestedName(field, issue.path)), detailOf(issue.message));
   const code = issue?.code === 'invalid_type' ? undefined : valueCodeOf(fieldSchema);
   throw code ? new DomainError(code) : DomainError.invalidField(field);
 }

@@ -124,10 +124,10 @@ const rulesLoader = (ctx: GraphQLContext) => {
 /** Redelivery limits per Prisma client (one per API process). */
 const limitsByClient = new WeakMap<object, RedeliveryLimits>();
 
-/** The page size of a forward connection; `last` / `before` are refused (forward only). */
+/** The page size of a forward connection; `last` / `before` are refused with 40501 (these lists page forward only). */
 function forwardPage(args: { first?: number | null; last?: number | null; before?: string | null }): number {
-  if (args.last != null) throw DomainError.invalidField('last', 'forward pagination only (first, after)');
-  if (args.before != null) throw DomainError.invalidField('before', 'forward pagination only (first, after)');
+  if (args.last != null) throw DomainError.invalidField('last');
+  if (args.before != null) throw DomainError.invalidField('before');
   const first = args.first ?? CONNECTION_SIZE.default;
   if (first < 0 || first > CONNECTION_SIZE.max) throw DomainError.invalidField('first');
   return first;

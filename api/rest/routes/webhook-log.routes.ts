@@ -11,7 +11,7 @@ import type { AccountRateLimits } from '../../../core/rate-limits.js';
 import { deliveryLog, redeliverEvent, subscriptionChangeEvents } from '../../../core/services/webhook-log.js';
 import type { WebhookLauncher } from '../../../core/temporal/webhook-launcher.js';
 import { readRequestFields } from '../../../core/validation/read-fields.js';
-import { changeEventsQuery, redeliverParams, webhookDeliveriesQuery } from '../../../core/validation/webhook-log.js';
+import { changeEventsQuery, webhookDeliveriesQuery } from '../../../core/validation/webhook-log.js';
 import { RedeliveryLimits } from '../../../core/webhooks/redelivery-limits.js';
 import { STATUS } from '../../../core/domain/status-codes.js';
 import type { AppState } from '../context.js';
@@ -36,9 +36,10 @@ export function webhookLogRoutes(deps: { prisma: PrismaClient; webhookLauncher?:
   });
   router.post('/v1/appendix/webhook_deliveries/:event_id/redeliver', auth, async (ctx) => {
     if (!deps.webhookLauncher) throw new Error('redeliver needs a WebhookLauncher (AppDeps.webhookLauncher)');
-    const { event_id: eventId } = readRequestFields(redeliverParams, ctx.params);
+    // Like task_get's id: anything that is not one of the account's event ids is 404 (the service checks).
+    const eventId = ctx.params.event_id!;
     const started = await redeliverEvent({ prisma: deps.prisma, webhooks: deps.webhookLauncher, limits }, ctx.state.account!.id, eventId);
-    ctx.body = single(['v1', 'appendix', 'webhook_deliveries', eventId, 'redeliver'], { event_id: eventId, api: 'appendix', function: 'redeliver' }, started, ctx.state.startedAt);
+    ctx.body = single(['v1', 'appendix', 'webhook_deliveries', started.event_id, 'redeliver'], { event_id: started.event_id, api: 'appendix', function: 'redeliver' }, started, ctx.state.startedAt);
   });
   router.get('/v1/retail/monitoring/change_events', auth, async (ctx) => {
     const { subscription_id: subscriptionId, limit, cursor } = readRequestFields(changeEventsQuery, ctx.query);
