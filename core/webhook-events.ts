@@ -137,22 +137,47 @@ export interface ChangeEventObject {
   created_at: string;
 }
 
-/** A subscription's change events, newest first: at most `limit`, and whether more follow. */
-export async function listChangeEvents(prisma: PrismaClient, subscriptionId: number, page: ChangeEventPage): Promise<{ rows: (ChangeEventObject & { cursor: { at: Date; id: string } })[]; more: boolean }> {
-  const before = page.before;
-  const rows = await prisma.webhookEvent.findMany({
-    where: {
-      subscriptionId, kind: 'change',
-      ...(before ? { OR: [{ createdAt: { lt: before.at } }, { createdAt: before.at, id: { lt: before.id } }] } : {}),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: page.limit + 1,
-  });
-  return {
-    more: rows.length > page.limit,
-    rows: rows.slice(0, page.limit).map((r) => ({
-      event: JSON.parse(r.body!) as ChangeEventBody, url: r.url, created_at: r.createdAt.toISOString(),
-      cursor: { at: r.createdAt, id: r.id },
-    })),
-  };
+/** One page of one subscription's change events. */
+export interface ChangeEventRows {
+  rows: (ChangeEventObject & { cursor: { at: Date; id: string } })[];
+  /** More events follow the page. */
+  more: boolean;
+}
+
+/**
+ * The same page of change events (newest first, by created_at then id) for each of
+ * `subscriptionIds`, in one query whatever their number: a LATERAL join reads at most `limit` + 1
+ * events per subscription through the (subscription_id, created_at) index. GraphQL batches a page
+ * of subscriptions through it; REST asks for one.
+ */
+export async function listChangeEvents(prisma: PrismaClient, subscriptionIds: number[], page: ChangeEventPage): Promise<Map<number, ChangeEventRows>> {
+  const out = new Map<number, ChangeEventRows>(subscriptionIds.map((id) => [id, { rows: [], more: false }]));
+  if (subscriptionIds.length === 0) return out;
+  const params: unknown[] = [subscriptionIds, page.limit + 1];
+  let after = '';
+  if (page.before) {
+    params.push(page.before.at, page.before.id);
+    after = 'AND (e.created_at, e.id) < ($3::timestamptz, $4::uuid)';
+  }
+  const rows = await prisma.$queryRawUnsafe<{ subscription_id: number; id: string; url: string | null; body: string; created_at: Date }[]>(
+    `SELECT s.id AS subscription_id, page.id::text AS id, page.url, page.body, page.created_at
+       FROM unnest($1::int[]) WITH ORDINALITY AS s(id, n)
+       CROSS JOIN LATERAL (
+         SELECT e.id, e.url, e.body, e.created_at FROM webhook_events e
+          WHERE e.subscription_id = s.id AND e.kind = 'change' ${after}
+          ORDER BY e.created_at DESC, e.id DESC
+          LIMIT $2
+       ) page
+      ORDER BY s.n, page.created_at DESC, page.id DESC`,
+    ...params,
+  );
+  for (const row of rows) {
+    const entry = out.get(row.subscription_id)!;
+    if (entry.rows.length === page.limit) {
+      entry.more = true;
+      continue;
+    }
+    entry.rows.push({ event: JSON.parse(row.body) as ChangeEventBody, url: row.url, created_at: row.created_at.toISOString(), cursor: { at: row.created_at, id: row.id } });
+  }
+  return out;
 }

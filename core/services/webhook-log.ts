@@ -9,7 +9,7 @@ import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { WebhookLauncher } from '../temporal/webhook-launcher.js';
 import type { WebhookKind } from '../domain/webhook-messages.js';
-import { accountEvent, listChangeEvents, listDeliveryAttempts, type ChangeEventObject, type DeliveryAttemptObject } from '../webhook-events.js';
+import { accountEvent, listChangeEvents, listDeliveryAttempts, type ChangeEventObject, type ChangeEventRows, type DeliveryAttemptObject } from '../webhook-events.js';
 import type { RedeliveryLimits } from '../webhooks/redelivery-limits.js';
 import { encodeChangeCursor, encodeDeliveryCursor } from '../validation/webhook-log.js';
 
@@ -43,7 +43,11 @@ export async function subscriptionChangeEvents(
 ): Promise<ChangeEventsPage> {
   const owned = await prisma.subscription.findFirst({ where: { id: page.subscriptionId, accountId }, select: { id: true } });
   if (!owned) throw new DomainError('NOT_FOUND', { message: 'Not Found. No such subscription.' });
-  const { rows, more } = await listChangeEvents(prisma, page.subscriptionId, page);
+  return changeEventsPage((await listChangeEvents(prisma, [page.subscriptionId], page)).get(page.subscriptionId)!);
+}
+
+/** The page of events as listed, with the cursor of the next page. */
+export function changeEventsPage({ rows, more }: ChangeEventRows): ChangeEventsPage {
   return {
     change_events: rows.map(({ cursor: _cursor, ...row }) => row),
     next_cursor: more ? encodeChangeCursor(rows.at(-1)!.cursor) : null,

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 import { observe, productWith, RULE_SCRIPTS } from '../support/alerts.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { gqlClient } from '../support/graphql.js';
+import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
 let api: ApiClient;
@@ -183,5 +184,25 @@ describe('GraphQL', () => {
     expect(node.changeEvents.pageInfo.hasNextPage).toBe(false);
     const backwards = await gql(`{ subscriptions(first: 1) { edges { node { changeEvents(last: 1) { edges { cursor } } } } } }`);
     expect(backwards.body.errors[0]).toMatchObject({ extensions: { code: 40501 } });
+  });
+
+  it('reads the rules and change events of a whole page of subscriptions with one query each (no N+1)', async () => {
+    const counting = countingPrisma(app.dbUrl);
+    try {
+      const gql = gqlClient(app.yoga({ prisma: counting.prisma }), { key });
+      const measure = async (n: number) => {
+        counting.statements.length = 0;
+        const res = await gql('query($n: Int) { subscriptions(first: $n) { edges { node { alerts { id armed } changeEvents(first: 3) { edges { node { ruleType } } } } } } }', { n });
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data.subscriptions.edges).toHaveLength(n);
+        return ['alert_rules', 'webhook_events'].map((table) => counting.statements.filter((sql) => sql.includes(`"${table}"`) || sql.includes(` ${table} `)).length);
+      };
+      const total = (await app.prisma.subscription.count({ where: { account: { login: 'alerts' } } }));
+      expect(total).toBeGreaterThan(10);
+      expect(await measure(1)).toEqual([1, 1]);
+      expect(await measure(total)).toEqual([1, 1]);
+    } finally {
+      await counting.close();
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Change alerts and the webhook delivery log over GraphQL, on the same core services as REST
  * (core/alerts.ts, core/services/webhook-log.ts): a subscription's `alertUrl`, `alerts` (its rules
- * with their state, batched for a whole page of subscriptions) and `changeEvents` (newest first);
+ * with their state) and `changeEvents` (newest first), both batched for a whole page of
+ * subscriptions (one query each, whatever their number);
  * `webhookDeliveries`, the caller's delivery attempts (newest first, `kind` filter); and
  * `redeliverWebhook`, a new delivery of a stored event (rate limited: 40202; 40400 for an event
  * that is not the caller's). Both lists page forward only (`first` / `after`).
@@ -11,9 +12,9 @@ import { alertRulesOf, type AlertRuleObject } from '../../../core/alerts.js';
 import type { ChangeSide } from '../../../core/domain/alert-rules.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../../../core/domain/webhook-messages.js';
 import { DomainError } from '../../../core/errors.js';
-import { deliveryLog, redeliverEvent, subscriptionChangeEvents, type RedeliveryObject } from '../../../core/services/webhook-log.js';
+import { changeEventsPage, deliveryLog, redeliverEvent, type RedeliveryObject } from '../../../core/services/webhook-log.js';
 import { decodeChangeCursor, decodeDeliveryCursor, encodeChangeCursor, encodeDeliveryCursor } from '../../../core/validation/webhook-log.js';
-import type { ChangeEventObject, DeliveryAttemptObject } from '../../../core/webhook-events.js';
+import { listChangeEvents, type ChangeEventObject, type ChangeEventPage, type ChangeEventRows, type DeliveryAttemptObject } from '../../../core/webhook-events.js';
 import { RedeliveryLimits } from '../../../core/webhooks/redelivery-limits.js';
 import { builder, connectionComplexity, CONNECTION_SIZE } from '../builder.js';
 import { requireAccount, type GraphQLContext } from '../context.js';
@@ -121,6 +122,30 @@ const rulesLoader = (ctx: GraphQLContext) => {
   return loader;
 };
 
+/** Per request: pages of change events of the subscriptions it resolves, one query per page shape and tick. */
+const eventLoaders = new WeakMap<GraphQLContext, DataLoader<{ subscriptionId: number; page: ChangeEventPage }, ChangeEventRows, string>>();
+const shapeOf = (page: ChangeEventPage) => `${page.limit}|${page.before ? `${page.before.at.getTime()}:${page.before.id}` : ''}`;
+const eventsLoader = (ctx: GraphQLContext) => {
+  let loader = eventLoaders.get(ctx);
+  if (!loader) {
+    loader = new DataLoader(async (keys) => {
+      const groups = new Map<string, { page: ChangeEventPage; ids: number[] }>();
+      for (const { subscriptionId, page } of keys) {
+        const group = groups.get(shapeOf(page)) ?? { page, ids: [] };
+        group.ids.push(subscriptionId);
+        groups.set(shapeOf(page), group);
+      }
+      const pages = new Map<string, ChangeEventRows>();
+      for (const [shape, { page, ids }] of groups) {
+        for (const [id, rows] of await listChangeEvents(ctx.prisma, ids, page)) pages.set(`${id}|${shape}`, rows);
+      }
+      return keys.map(({ subscriptionId, page }) => pages.get(`${subscriptionId}|${shapeOf(page)}`)!);
+    }, { cacheKeyFn: ({ subscriptionId, page }) => `${subscriptionId}|${shapeOf(page)}` });
+    eventLoaders.set(ctx, loader);
+  }
+  return loader;
+};
+
 /** Redelivery limits per Prisma client (one per API process). */
 const limitsByClient = new WeakMap<object, RedeliveryLimits>();
 
@@ -154,7 +179,8 @@ builder.prismaObjectFields(SubscriptionRef, (t) => ({
       const limit = forwardPage(args);
       const before = args.after ? decodeChangeCursor(args.after) : undefined;
       if (before === null) throw DomainError.invalidField('after');
-      const page = await subscriptionChangeEvents(ctx.prisma, requireAccount(ctx).id, { subscriptionId: s.id, limit, ...(before ? { before } : {}) });
+      // The subscription was loaded scoped to the caller: its events are the caller's.
+      const page = changeEventsPage(await eventsLoader(ctx).load({ subscriptionId: s.id, page: { limit, ...(before ? { before } : {}) } }));
       const rows = page.change_events;
       return connectionOf(rows, (e) => encodeChangeCursor({ at: new Date(e.created_at), id: e.event.event_id }), page.next_cursor !== null, args.after);
     },
