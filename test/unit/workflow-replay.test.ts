@@ -1,8 +1,9 @@
 /**
  * Workflow determinism across releases: histories recorded by earlier releases' productTask,
- * monitorSubscription (charging after the read, before patch `monitor-reserve-before-read`; and
- * reserving before the read, before change alerts) and webhookDelivery (attempts on the main task
- * queue; on the webhook queue, before event ids) (test/fixtures/histories, one file per shape)
+ * monitorSubscription (charging after the read, before patch `monitor-reserve-before-read`;
+ * reserving before the read, before change alerts; starting change deliveries, patch
+ * `monitor-change-alerts`) and webhookDelivery (attempts on the main task queue; on the webhook
+ * queue, before event ids; a change event) (test/fixtures/histories, one file per shape)
  * replay with today's workflow code. A change to
  * workflows/ that would break a workflow in flight during a deploy fails here
  * (a nondeterminism error), so such a change must go behind `patched(...)`. Record a new shape
