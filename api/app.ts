@@ -21,8 +21,10 @@ import { openapiRoutes } from './rest/routes/openapi.routes.js';
 import { productRoutes } from './rest/routes/product.routes.js';
 import { publicRoutes } from './rest/routes/public.routes.js';
 import { systemRoutes } from './rest/routes/system.routes.js';
+import { webhookLogRoutes } from './rest/routes/webhook-log.routes.js';
 import type { MonitorLauncher } from './services/monitor-launcher.js';
 import type { TaskLauncher } from './services/task-launcher.js';
+import type { WebhookLauncher } from '../core/temporal/webhook-launcher.js';
 
 export interface AppDeps {
   config: Config;
@@ -31,6 +33,8 @@ export interface AppDeps {
   logger: Logger;
   /** Monitoring workflows; required by the monitoring routes (api/server.ts always sets it). */
   monitors?: MonitorLauncher;
+  /** Webhook redeliveries; required by redeliver (api/server.ts always sets it). */
+  webhookLauncher?: WebhookLauncher;
 }
 
 const methodNotAllowed = () => new HttpError('BAD_REQUEST', { httpStatus: 405, message: 'Bad Request. Method not allowed.' });
@@ -47,7 +51,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(metering(deps));
   app.use(jsonBody());
   const rateLimits = new AccountRateLimits(deps.prisma);
-  for (const router of [systemRoutes(deps.prisma, deps.config, deps.logger), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
+  for (const router of [systemRoutes(deps.prisma, deps.config, deps.logger), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), webhookLogRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }

@@ -9,6 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { buildApp, type AppDeps } from './app.js';
 import { temporalMonitorLauncher } from './services/monitor-launcher.js';
 import { temporalTaskLauncher } from './services/task-launcher.js';
+import { temporalWebhookLauncher } from '../core/temporal/webhook-launcher.js';
 import type { Config } from '../core/config.js';
 import type { PrismaClient } from '../core/db/prisma.js';
 import type { Logger } from '../core/logger.js';
@@ -32,6 +33,7 @@ export async function startApiServer(options: { config: Config; prisma: PrismaCl
   const deps: AppDeps = {
     config: options.config, prisma: options.prisma, logger: options.logger, launcher: temporalTaskLauncher(client, options.config),
     monitors: temporalMonitorLauncher(client, options.config, { onError: (err, subscriptionId) => options.logger.warn({ err, subscriptionId }, 'could not signal the monitor') }),
+    webhookLauncher: temporalWebhookLauncher(client, options.config),
   };
   const app = buildApp(deps);
   const listen = options.config.METRICS_LISTEN;

@@ -22,9 +22,13 @@ export class DomainError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
-  /** INVALID_FIELD naming the field (api-spec.md: "the message names the field"). */
-  static invalidField(field: string): DomainError {
-    return new DomainError('INVALID_FIELD', { message: statusMessage(STATUS.INVALID_FIELD, field) });
+  /**
+   * INVALID_FIELD naming the field (api-spec.md: "the message names the field"); `detail`, when
+   * given, follows the spec's message (`Invalid field: \`alerts[0].value\`. price_below needs a value`).
+   */
+  static invalidField(field: string, detail?: string): DomainError {
+    const message = statusMessage(STATUS.INVALID_FIELD, field);
+    return new DomainError('INVALID_FIELD', { message: detail ? `${message} ${detail}` : message });
   }
 
   /** The error of a code known only as a value (a stored task's final code, say). */

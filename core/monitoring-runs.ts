@@ -6,15 +6,17 @@
  *    entry keyed by the run (`run_key`), or nothing happens because the subscription is gone, the
  *    account is disabled, or its subscriptions are paused / the balance cannot cover the price
  *    (then every subscription of the account pauses, as a delivery the balance cannot cover did);
- * 2. stores its observation in the same transaction that links it to the reserved charge and makes
+ * 2. stores its observation in the same transaction that links it to the reserved charge, makes
  *    it the subscription's latest (a `not_found` observation refunds the reservation: 40402 is never
- *    charged) — so no observation of a subscription is ever stored unpaid, in history or anywhere;
+ *    charged) and judges it by the subscription's alert rules (core/alerts.ts) — so no observation
+ *    of a subscription is ever stored unpaid, in history or anywhere, and each fires its rules once;
  * 3. or, when the read fails (blocked, unavailable) or the subscription was deleted meanwhile, is
  *    refunded.
  * Every step is idempotent under activity retries: the run key is unique in the ledger, a refund
  * is keyed `<run key>:refund`, and a run that already stored its observation returns it.
  */
 import type { Prisma, PrismaClient } from './db/prisma.js';
+import { recordObservationAlerts, recordedAlertsOf, type RecordedChanges } from './alerts.js';
 import { credit, tryCharge } from './ledger.js';
 import { insertObservation } from './observations.js';
 import { planOf } from './pricing.js';
@@ -91,8 +93,8 @@ export async function startMonitoringRun(prisma: PrismaClient, input: { subscrip
   }, TX_OPTIONS);
 }
 
-/** What a reserved run has read so far: nothing yet (`open`), or its stored observation. */
-export type RunRead = { state: 'open' } | { state: 'read'; observationId: bigint; status: string };
+/** What a reserved run has read so far: nothing yet (`open`), or its stored observation and the change events it recorded. */
+export type RunRead = { state: 'open' } | { state: 'read'; observationId: bigint; status: string; changes: RecordedChanges | null };
 
 /**
  * Checks, before a page is read for the run, that the run is reserved, not refunded, and that its
@@ -105,7 +107,8 @@ export async function monitoringRunRead(prisma: PrismaClient, input: { subscript
   if (!reservation) throw new MonitoringRunError('not_reserved', input.runKey);
   if (reservation.observation_id !== null) {
     const observation = await prisma.observation.findUnique({ where: { id: reservation.observation_id }, select: { status: true } });
-    return { state: 'read', observationId: reservation.observation_id, status: observation?.status ?? 'ok' };
+    const changes = await recordedAlertsOf(prisma, input.subscriptionId, reservation.observation_id);
+    return { state: 'read', observationId: reservation.observation_id, status: observation?.status ?? 'ok', changes };
   }
   if (await isRefunded(prisma, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
   if (!(await prisma.subscription.findUnique({ where: { id: input.subscriptionId }, select: { id: true } }))) {
@@ -116,17 +119,18 @@ export async function monitoringRunRead(prisma: PrismaClient, input: { subscript
 
 /**
  * Stores the observation read for a reserved run, in one transaction under the account's lock:
- * the observation is inserted attached to the subscription, linked to the run's charge and made
- * the subscription's latest; a `not_found` observation refunds the charge. A run that already
- * stored one returns that one instead (nothing is inserted).
- * @returns the stored observation's id and how it was paid.
+ * the observation is inserted attached to the subscription, linked to the run's charge, made the
+ * subscription's latest and judged by its alert rules; a `not_found` observation refunds the
+ * charge. A run that already stored one returns that one instead (nothing is inserted).
+ * @returns the stored observation's id, how it was paid, and the change events it recorded that
+ *   are to be delivered (null: none).
  * @throws MonitoringRunError when the run is not reserved, was refunded, or its subscription was
  *   deleted meanwhile (nothing is stored; the caller refunds the run).
  */
 export async function storeMonitoringObservation(
   prisma: PrismaClient,
   input: { subscriptionId: number; runKey: string; product: Product },
-): Promise<{ observationId: bigint; delivery: RunDelivery }> {
+): Promise<{ observationId: bigint; delivery: RunDelivery; changes: RecordedChanges | null }> {
   try {
     return await prisma.$transaction(async (tx) => {
       const unlocked = await reservationOf(tx, input.runKey, false);
@@ -135,16 +139,20 @@ export async function storeMonitoringObservation(
       const reservation = (await reservationOf(tx, input.runKey, true))!;
       if (reservation.observation_id !== null) {
         const prior = await tx.observation.findUnique({ where: { id: reservation.observation_id }, select: { status: true } });
-        return { observationId: reservation.observation_id, delivery: prior?.status === 'not_found' ? 'free' as const : 'charged' as const };
+        const changes = await recordedAlertsOf(tx, input.subscriptionId, reservation.observation_id);
+        return { observationId: reservation.observation_id, delivery: prior?.status === 'not_found' ? 'free' as const : 'charged' as const, changes };
       }
       if (await isRefunded(tx, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
       // The foreign key fails (P2003) when the subscription was deleted meanwhile: nothing is stored.
       const observationId = await insertObservation(tx, input.product, input.subscriptionId);
       await tx.$executeRaw`UPDATE ledger_entries SET observation_id = ${observationId} WHERE id = ${reservation.id}`;
       await tx.$executeRaw`UPDATE subscriptions SET latest_observation_id = ${observationId} WHERE id = ${input.subscriptionId}`;
-      if (input.product.status !== 'not_found') return { observationId, delivery: 'charged' as const };
+      if (input.product.status !== 'not_found') {
+        const changes = await recordObservationAlerts(tx, { subscriptionId: input.subscriptionId, observationId, product: input.product });
+        return { observationId, delivery: 'charged' as const, changes };
+      }
       await refund(tx, reservation, input.runKey, 'monitoring: product not found');
-      return { observationId, delivery: 'free' as const };
+      return { observationId, delivery: 'free' as const, changes: null };
     }, TX_OPTIONS);
   } catch (error) {
     if ((error as { code?: string }).code === 'P2003') throw new MonitoringRunError('deleted', input.runKey);

@@ -5,7 +5,8 @@
  *   every read already), with their webhook deliveries; unfinished tasks are the reconciler's;
  *   their ledger entries stay (the ledger is the account's history of money, `task_id` is a plain
  *   column), and so do the observations they point to;
- * - webhook deliveries and rate-limit windows older than RETENTION_DAYS;
+ * - webhook deliveries, change events (kind `change`, with their deliveries) and rate-limit windows
+ *   older than RETENTION_DAYS (a task's postback and pingback events go with the task);
  * - Idempotency-Key rows older than 24 hours (core/idempotency.ts);
  * - source reads older than 7 days (core/source-reads.ts).
  * Observations (the history we sell) are never touched. Deletes run in batches of `batchSize`
@@ -41,6 +42,16 @@ const WEBHOOK_DELIVERIES: Statement = {
   text: `WITH deleted AS (
       DELETE FROM webhook_deliveries WHERE id IN (
         SELECT id FROM webhook_deliveries WHERE created_at < now() - $1::int * interval '1 day' LIMIT $2::int
+      ) RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
+const CHANGE_EVENTS: Statement = {
+  name: 'retention:change-events',
+  text: `WITH deleted AS (
+      DELETE FROM webhook_events WHERE id IN (
+        SELECT id FROM webhook_events WHERE kind = 'change' AND created_at < now() - $1::int * interval '1 day' LIMIT $2::int
       ) RETURNING 1
     )
     SELECT count(*)::int AS n FROM deleted`,
@@ -97,9 +108,10 @@ export async function purgeExpiredData(prisma: PrismaClient, options: RetentionO
   const days = options.retentionDays;
   const tasks = await inBatches(TASKS, days);
   const webhookDeliveries = await inBatches(WEBHOOK_DELIVERIES, days);
+  const changeEvents = await inBatches(CHANGE_EVENTS, days);
   const rateLimits = await inBatches(RATE_LIMITS, Date.now() - days * DAY_MS);
   const idempotencyKeys = await inBatches(IDEMPOTENCY_KEYS, IDEMPOTENCY_WINDOW_MS);
   const sourceReads = await pruneSourceReads(prisma);
   options.onBatch?.();
-  return { tasks, webhookDeliveries, rateLimits, idempotencyKeys, sourceReads };
+  return { tasks, webhookDeliveries, changeEvents, rateLimits, idempotencyKeys, sourceReads };
 }

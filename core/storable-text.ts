@@ -28,10 +28,11 @@ export function isStorableValue(value: unknown): boolean {
 }
 
 /**
- * A field name fit for an error message: unstorable characters become U+FFFD and names longer than
- * 64 characters are cut (a key of a request body can be anything up to the body limit).
+ * A field name (or a message quoting input) fit for an error message: unstorable characters become
+ * U+FFFD and text longer than `max` (64) characters is cut (a key of a request body can be anything
+ * up to the body limit).
  */
-export function printableName(name: string): string {
+export function printableName(name: string, max = 64): string {
   const clean = name.replaceAll('\u0000', '\uFFFD').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
-  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }

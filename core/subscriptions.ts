@@ -5,7 +5,9 @@
  * under the account's row lock, so add, deliver, pause and resume never interleave for an account.
  */
 import type { Prisma, PrismaClient } from './db/prisma.js';
+import { replaceAlertRules } from './alerts.js';
 import { tryCharge } from './ledger.js';
+import type { AlertRuleSpec } from './domain/alert-rules.js';
 import { planOf } from './pricing.js';
 import type { DeliveryOutcome, Frequency, SubscriptionState } from './domain/subscription-messages.js';
 
@@ -40,13 +42,17 @@ export async function lockAccount(tx: Tx, accountId: number): Promise<LockedAcco
   return row && { balance: Number(row.balance), plan: row.plan, paused: row.subscriptions_paused, disabled: row.disabled };
 }
 
-/** One element of monitoring/add, validated. `undefined` tag / external id: not given. */
+/** One element of monitoring/add, validated. `undefined` tag / external id / alerts / alert URL: not given. */
 export interface SubscriptionRequest {
   asin: string;
   marketplace: string;
   frequency: Frequency;
   tag?: string | null;
   externalUserId?: string | null;
+  /** The alert rules, replacing the subscription's (core/alerts.ts `replaceAlertRules`). */
+  alerts?: AlertRuleSpec[];
+  /** Where change events are POSTed (checked against the webhook URL rules); null: nowhere. */
+  alertUrl?: string | null;
 }
 
 /** What monitoring/add did with one element. */
@@ -64,7 +70,8 @@ const pairKey = (asin: string, marketplace: string) => `${marketplace}:${asin}`;
 /**
  * Adds subscriptions in one transaction under the account's lock, in order. The same asin +
  * marketplace as an existing subscription (or an earlier element) updates its frequency and, when
- * given, its tag; `external_user_id` is set on creation only. Adding is free.
+ * given, its tag, alert URL and alert rules (the last element naming them wins); `external_user_id`
+ * is set on creation only. Adding is free.
  */
 export async function addSubscriptions(prisma: PrismaClient, accountId: number, requests: SubscriptionRequest[]): Promise<AddOutcome[]> {
   if (requests.length === 0) return [];
@@ -78,27 +85,33 @@ export async function addSubscriptions(prisma: PrismaClient, accountId: number, 
     let count = await tx.subscription.count({ where: { accountId } });
     const byPair = new Map<string, SubscriptionRow>(existing.map((row) => [pairKey(row.asin, row.marketplace), row]));
     const changed = new Set<string>();
+    /** The last `alerts` given per pair. */
+    const alerts = new Map<string, AlertRuleSpec[]>();
     const creates = new Map<string, Prisma.SubscriptionCreateManyInput>();
     const plan: (string | null)[] = [];
     for (const r of requests) {
       const key = pairKey(r.asin, r.marketplace);
       const row = byPair.get(key);
       const pending = creates.get(key);
+      if (r.alerts !== undefined) alerts.set(key, r.alerts);
       if (row) {
-        if (row.frequency !== r.frequency || (r.tag !== undefined && row.tag !== r.tag)) changed.add(key);
+        if (row.frequency !== r.frequency || (r.tag !== undefined && row.tag !== r.tag) || (r.alertUrl !== undefined && row.alertUrl !== r.alertUrl)) changed.add(key);
         row.frequency = r.frequency;
         if (r.tag !== undefined) row.tag = r.tag;
+        if (r.alertUrl !== undefined) row.alertUrl = r.alertUrl;
       } else if (pending) {
         pending.frequency = r.frequency;
         if (r.tag !== undefined) pending.tag = r.tag;
+        if (r.alertUrl !== undefined) pending.alertUrl = r.alertUrl;
       } else if (count >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) {
+        alerts.delete(key);
         plan.push(null);
         continue;
       } else {
         count++;
         creates.set(key, {
           accountId, asin: r.asin, marketplace: r.marketplace, frequency: r.frequency, tag: r.tag ?? null,
-          externalUserId: r.externalUserId ?? null, status: startPaused ? 'paused_balance' : 'active',
+          externalUserId: r.externalUserId ?? null, status: startPaused ? 'paused_balance' : 'active', alertUrl: r.alertUrl ?? null,
         });
       }
       plan.push(key);
@@ -112,8 +125,9 @@ export async function addSubscriptions(prisma: PrismaClient, accountId: number, 
     }
     for (const key of changed) {
       const row = byPair.get(key)!;
-      byPair.set(key, await tx.subscription.update({ where: { id: row.id }, data: { frequency: row.frequency, tag: row.tag } }));
+      byPair.set(key, await tx.subscription.update({ where: { id: row.id }, data: { frequency: row.frequency, tag: row.tag, alertUrl: row.alertUrl } }));
     }
+    for (const [key, specs] of alerts) await replaceAlertRules(tx, byPair.get(key)!.id, specs);
     return plan.map((key): AddOutcome => {
       if (key === null) return { kind: 'limit' };
       return { kind: createdKeys.has(key) ? 'created' : 'updated', row: byPair.get(key)! };

@@ -55,6 +55,7 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
       address: options.temporalAddress,
       deps: {
         prisma: options.prisma, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger,
+        webhookSchedule: { retryDelaysMs: config.WEBHOOK_RETRY_DELAYS, timeoutMs: config.WEBHOOK_TIMEOUT },
         webhooks: {
           allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS,
           accountSlots: config.WEBHOOK_ACCOUNT_SLOTS, resolve: options.webhookResolver,

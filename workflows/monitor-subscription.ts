@@ -20,6 +20,10 @@
  * whether and why it is paused, and how many observations were taken. The state query answers
  * from the workflow's first task, which runs when the subscription is added.
  *
+ * A read whose observation fired alert rules (core/alerts.ts) names the change events to deliver;
+ * the monitor starts their `webhookDelivery` workflows as abandoned children (patch
+ * `monitor-change-alerts`: a history recorded by a worker that did not start them replays without).
+ *
  * Monitors whose history was recorded before patch `monitor-reserve-before-read` replay their
  * recorded ticks the old way (status check, read, then charge); their next tick reserves first.
  */
@@ -42,12 +46,16 @@ import type { MonitorOutcome, MonitorPauseReason, MonitorState, MonitorSubscript
 import type { ActivityContract, WorkerActivities } from './activity-contract.js';
 import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
 import { showDetails, upsertAttributes, upsertResultCode } from './operator-view.js';
+import { startChangeDeliveries } from './webhook-delivery.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
 
 /** Ticks from this patch on reserve the monitoring price before reading. */
 const RESERVE_BEFORE_READ = 'monitor-reserve-before-read';
+
+/** From this patch on, the change events a read recorded are delivered. */
+const CHANGE_ALERTS = 'monitor-change-alerts';
 
 /** Run bookkeeping; the status check and the delivery after the read serve only pre-patch histories. */
 const bookkeeping = proxyActivities<WorkerActivities>({
@@ -153,6 +161,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
       const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, subscriptionId, monitoringRun: runKey });
       s.deliveries++;
       s.lastResultCode = read.status === 'not_found' ? STATUS.PRODUCT_NOT_FOUND : STATUS.OK;
+      if (read.changes && patched(CHANGE_ALERTS)) await startChangeDeliveries(read.changes, { subscriptionId, asin: input.asin, marketplace: input.marketplace });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       // Every attempt failed (50301), or the subscription was deleted meanwhile: nothing stored,

@@ -1,5 +1,6 @@
 /**
- * webhookDelivery: one workflow per task and kind (workflowId `webhook:<taskId>:<kind>`), so each
+ * webhookDelivery: one workflow per task and kind (workflowId `webhook:<taskId>:<kind>`), per
+ * change event (`webhook:<eventId>:change`) and per redelivery of a stored event, so each
  * delivery shows in the Web UI with its own history. The first attempt runs at once; after each
  * failure the workflow sleeps the next of WEBHOOK_RETRY_DELAYS (durable timers) and tries again;
  * success (2xx) or a refusal (private address or port at delivery, account disabled) ends it
@@ -22,7 +23,7 @@ import { webhookQueue } from '../core/domain/queues.js';
 import {
   webhookFairness,
   webhookWorkflowId,
-  type WebhookDeliveryInput, type WebhookDeliveryOutcome, type WebhookOutcome, type WebhookPlan,
+  type ChangeDeliveries, type WebhookDeliveryInput, type WebhookDeliveryOutcome, type WebhookOutcome, type WebhookPlan,
 } from '../core/domain/webhook-messages.js';
 import type { ActivityContract } from './activity-contract.js';
 import { showDetails, upsertResultCode } from './operator-view.js';
@@ -43,12 +44,23 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: Number.POSITIVE_INFINITY },
   });
   const attempts = 1 + input.retryDelaysMs.length;
+  // What is delivered: a task's postback or pingback, or a stored event.
+  const subject = {
+    ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
+    ...(input.eventId === undefined ? {} : { eventId: input.eventId }),
+  };
   for (let attempt = 1; ; attempt++) {
     showDetails([`attempt ${attempt} of ${attempts} under way`]);
     let outcome: WebhookOutcome;
     let httpStatus: number | null = null;
     try {
-      ({ outcome, httpStatus } = await deliverWebhook({ taskId: input.taskId, kind: input.kind, attempt, timeoutMs: input.timeoutMs, ...(input.accountId === undefined ? {} : { accountId: input.accountId }) }));
+      ({ outcome, httpStatus } = await deliverWebhook({
+        ...subject, kind: input.kind, attempt, timeoutMs: input.timeoutMs,
+        ...(input.accountId === undefined ? {} : { accountId: input.accountId }),
+        // The delivery log shows when a failed attempt is tried again.
+        ...(attempt < attempts ? { retryInMs: input.retryDelaysMs[attempt - 1]! } : {}),
+        ...(input.redelivery ? { redelivery: true } : {}),
+      }));
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       outcome = 'failed'; // the activity itself failed or timed out: an unrecorded failed attempt
@@ -57,7 +69,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
     const answer = httpStatus === null ? 'no answer' : `HTTP ${httpStatus}`;
     if (outcome !== 'failed' || attempt >= attempts) {
       showDetails([`${outcome} after ${attempt} of ${attempts} attempts (last: ${answer})`]);
-      return { taskId: input.taskId, kind: input.kind, attempts: attempt, outcome };
+      return { ...subject, kind: input.kind, attempts: attempt, outcome };
     }
     const delayMs = input.retryDelaysMs[attempt - 1]!;
     showDetails([`attempt ${attempt} of ${attempts} failed (${answer})`, `next attempt at ${utcText(Date.now() + delayMs)}`]);
@@ -84,6 +96,30 @@ export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan |
         ...startLabels(deliveryAttributes(facts), deliverySummary(facts)),
         ...(plan!.accountId === undefined ? {} : { priority: webhookFairness(plan!.accountId) }),
         args: [{ taskId, kind, retryDelaysMs: plan!.retryDelaysMs, timeoutMs: plan!.timeoutMs, ...(plan!.accountId === undefined ? {} : { accountId: plan!.accountId }) }],
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+}
+
+/**
+ * Starts the deliveries of the change events a monitoring read recorded, as abandoned children
+ * (`webhook:<eventId>:change`), labelled for operators with the subscription and its product: they
+ * outlive the monitor's run and continue-as-new. An event whose delivery was already started is
+ * left alone.
+ */
+export async function startChangeDeliveries(changes: ChangeDeliveries, subscription: { subscriptionId: number; asin: string; marketplace: string }): Promise<void> {
+  for (const eventId of changes.eventIds) {
+    const facts = { eventId, kind: 'change', accountId: changes.accountId, ...subscription };
+    try {
+      await startChild(webhookDelivery, {
+        workflowId: webhookWorkflowId(eventId, 'change'),
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        ...startLabels(deliveryAttributes(facts), deliverySummary(facts)),
+        priority: webhookFairness(changes.accountId),
+        args: [{ eventId, kind: 'change', retryDelaysMs: changes.retryDelaysMs, timeoutMs: changes.timeoutMs, accountId: changes.accountId }],
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

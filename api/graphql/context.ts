@@ -13,12 +13,15 @@ import type { BatchOutcome } from '../../core/domain/outcomes.js';
 import type { AuthAccount } from '../../core/authentication.js';
 import type { MonitorLauncher } from '../services/monitor-launcher.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';
+import type { WebhookLauncher } from '../../core/temporal/webhook-launcher.js';
 import { deliveriesLoader } from './deliveries.js';
 
 /** What the GraphQL layer needs: the same dependencies the REST routes get (api/app.ts AppDeps). */
 export interface GraphQLDeps extends ProductTaskDeps {
   /** Monitoring workflows; addSubscriptions / deleteSubscriptions need it, like the REST routes. */
   monitors?: MonitorLauncher;
+  /** Webhook redeliveries; redeliverWebhook needs it, like the REST route. */
+  webhookLauncher?: WebhookLauncher;
 }
 
 type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;

@@ -4,6 +4,7 @@
  * the monitors (core/subscriptions.ts). The rules live in core/subscriptions.ts; this module
  * validates, calls them, starts or stops the monitors and builds the request outcomes.
  */
+import { alertRulesOf, type AlertRuleObject } from '../../core/alerts.js';
 import type { Config } from '../../core/config.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
@@ -23,7 +24,7 @@ import {
 import type { AuthAccount } from '../../core/authentication.js';
 import { batchOutcome, taskOutcome, type BatchOutcome, type TaskOutcome } from '../../core/domain/outcomes.js';
 import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '../../core/validation/read-fields.js';
-import { monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../../core/validation/requests.js';
+import { alertUrlChecks, monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../../core/validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../../core/validation/task-body.js';
 import type { MonitorLauncher } from './monitor-launcher.js';
 import { STATUS } from '../../core/domain/status-codes.js';
@@ -37,7 +38,10 @@ export interface MonitoringDeps {
 
 const API_PREFIX = ['v1', 'retail', 'monitoring'];
 
-/** Subscription (api-spec.md "Subscription"); `latest_observation` only in monitoring/list. */
+/**
+ * Subscription (api-spec.md "Subscription"), with its change alerts (`alerts`, `alert_url`);
+ * `latest_observation` only in monitoring/list.
+ */
 export interface SubscriptionObject {
   id: number;
   asin: string;
@@ -47,11 +51,15 @@ export interface SubscriptionObject {
   external_user_id: string | null;
   status: 'active' | 'paused_balance';
   created_at: string;
+  /** The alert rules with their state, in order. */
+  alerts: AlertRuleObject[];
+  /** Where change events are POSTed; null: recorded and listed only. */
+  alert_url: string | null;
   latest_observation?: Product | null;
 }
 
-/** The API's Subscription of a stored row; with `latest` (list), `latest_observation` is set. */
-export function toSubscription(row: SubscriptionRow, latest?: Product | null): SubscriptionObject {
+/** The API's Subscription of a stored row and its rules; with `latest` (list), `latest_observation` is set. */
+export function toSubscription(row: SubscriptionRow, alerts: AlertRuleObject[], latest?: Product | null): SubscriptionObject {
   return {
     id: row.id,
     asin: row.asin,
@@ -61,14 +69,23 @@ export function toSubscription(row: SubscriptionRow, latest?: Product | null): S
     external_user_id: row.externalUserId,
     status: row.status as SubscriptionObject['status'],
     created_at: row.createdAt.toISOString(),
+    alerts,
+    alert_url: row.alertUrl,
     ...(latest === undefined ? {} : { latest_observation: latest }),
   };
 }
 
-/** Reads one monitoring/add element. @throws DomainError INVALID_FIELD / UNKNOWN_MARKETPLACE / INVALID_ASIN. */
-function readAddElement(element: Record<string, unknown>): SubscriptionRequest {
-  const task = readTaskFields(monitoringAddTask, element);
-  return { asin: task.asin, marketplace: task.marketplace.code, frequency: task.frequency, tag: task.tag, externalUserId: task.external_user_id };
+/**
+ * Reads one monitoring/add element; `alert_url` must pass the webhook URL rules (WEBHOOK_ALLOWLIST,
+ * WEBHOOK_PORTS). @throws DomainError INVALID_FIELD (alerts: naming the rule and key) /
+ * UNKNOWN_MARKETPLACE / INVALID_ASIN.
+ */
+function readAddElement(config: Config, element: Record<string, unknown>): SubscriptionRequest {
+  const task = readTaskFields(monitoringAddTask, element, alertUrlChecks({ allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS }));
+  return {
+    asin: task.asin, marketplace: task.marketplace.code, frequency: task.frequency, tag: task.tag, externalUserId: task.external_user_id,
+    alerts: task.alerts, alertUrl: task.alert_url,
+  };
 }
 
 /**
@@ -86,7 +103,7 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
   const valid: { index: number; request: SubscriptionRequest }[] = [];
   for (const [index, element] of elements.entries()) {
     try {
-      valid.push({ index, request: readAddElement(element) });
+      valid.push({ index, request: readAddElement(deps.config, element) });
       errors.push(undefined);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -126,12 +143,13 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
     }
   }));
 
+  const rules = await alertRulesOf(deps.prisma, [...latestRow.keys()].filter((id) => !failed.has(id)));
   const tasks: TaskOutcome[] = slots.map(({ id, data }, index) => {
     const error = errors[index];
     if (error) return taskOutcome({ id, code: error.code, message: error.message, path, data });
     const row = results.get(index)!;
     if (failed.has(row.id)) return taskOutcome({ id, code: STATUS.SOURCE_UNAVAILABLE, path, data });
-    return taskOutcome({ id, code: STATUS.OK, path, data, result: [toSubscription(latestRow.get(row.id)!)] });
+    return taskOutcome({ id, code: STATUS.OK, path, data, result: [toSubscription(latestRow.get(row.id)!, rules.get(row.id) ?? [])] });
   });
   return batchOutcome(tasks);
 }
@@ -192,13 +210,15 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
       ? await findSubscription(deps.prisma, account.id, { id: target.id })
       : await findSubscription(deps.prisma, account.id, { asin: target.asin!, marketplace: target.marketplace! });
     const matches = found && (target.asin === undefined || found.asin === target.asin) && (target.marketplace === undefined || found.marketplace === target.marketplace);
+    // Its rules go with it (ON DELETE CASCADE): the answer shows them as they were.
+    const rules = matches ? (await alertRulesOf(deps.prisma, [found.id])).get(found.id) ?? [] : [];
     const row = matches ? await deleteSubscription(deps.prisma, account.id, found.id) : null;
     if (!row) {
       tasks.push(taskOutcome({ id, code: STATUS.NOT_FOUND, path, data }));
       continue;
     }
     deleted.push(row.id);
-    tasks.push(taskOutcome({ id, code: STATUS.OK, path, data, result: [toSubscription(row)] }));
+    tasks.push(taskOutcome({ id, code: STATUS.OK, path, data, result: [toSubscription(row, rules)] }));
   }
   // The row is gone either way; a monitor that misses the signal ends at its next status check.
   await Promise.all(deleted.map((subscriptionId) => deps.monitors.stop(subscriptionId).catch((err: unknown) => {
@@ -209,9 +229,10 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
 
 /**
  * GET monitoring/list: the account's subscriptions (active and paused), oldest first, each with
- * its latest delivered observation (null before the first). Query `limit` 1..1000 (default 100),
- * `offset` ≥ 0, `tag` (max 255, exact match); an invalid one → request-level 400 / 40501 naming it.
- * Two queries whatever the page size: the page, then its latest observations.
+ * its latest delivered observation (null before the first) and its alert rules. Query `limit`
+ * 1..1000 (default 100), `offset` ≥ 0, `tag` (max 255, exact match); an invalid one →
+ * request-level 400 / 40501 naming it. Three queries whatever the page size: the page, its latest
+ * observations, its rules.
  */
 export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
   const { limit, offset, tag } = readRequestFields(monitoringListQuery, query);
@@ -224,7 +245,8 @@ export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, accou
   const latestIds = rows.flatMap((r) => (r.latestObservationId === null ? [] : [r.latestObservationId]));
   const observations = latestIds.length ? await deps.prisma.observation.findMany({ where: { id: { in: latestIds } } }) : [];
   const byId = new Map(observations.map((o) => [o.id, toProduct(o)]));
-  const result = rows.map((r) => toSubscription(r, r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
+  const rules = await alertRulesOf(deps.prisma, rows.map((r) => r.id));
+  const result = rows.map((r) => toSubscription(r, rules.get(r.id) ?? [], r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
   const data = { ...query, api: 'retail', function: 'list' };
   return batchOutcome([taskOutcome({ id: newTaskId(), code: STATUS.OK, path: [...API_PREFIX, 'list'], data, result })]);
 }

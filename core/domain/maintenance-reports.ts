@@ -18,6 +18,8 @@ export interface ReconcileReport {
 export interface RetentionReport {
   tasks: number;
   webhookDeliveries: number;
+  /** Change events of alert rules (core/alerts.ts). */
+  changeEvents: number;
   rateLimits: number;
   idempotencyKeys: number;
   sourceReads: number;

@@ -206,7 +206,13 @@ export function subscriptionSummary(sub: SubscriptionFacts): string {
 
 /** What a webhook delivery's attributes and summary are made of. */
 export interface DeliveryFacts {
-  taskId: string;
+  /** The task whose postback or pingback is delivered; absent for a stored event (change, redelivery). */
+  taskId?: string;
+  /** The stored event delivered (change events, redeliveries). */
+  eventId?: string;
+  subscriptionId?: number;
+  /** A new delivery of a stored event started by its account (`redeliver`). */
+  redelivery?: boolean;
   kind: string;
   accountId?: number;
   /** The receiver as `displayUrl` shows it. */
@@ -222,16 +228,26 @@ export function deliveryAttributes(delivery: DeliveryFacts): AttributePair[] {
   return [
     { key: SEARCH_ATTRIBUTES.WebhookKind, value: delivery.kind },
     ...(delivery.accountId === undefined ? [] : [{ key: SEARCH_ATTRIBUTES.AccountId, value: delivery.accountId }]),
+    ...(delivery.subscriptionId === undefined ? [] : [{ key: SEARCH_ATTRIBUTES.SubscriptionId, value: delivery.subscriptionId }]),
     ...(delivery.asin === undefined ? [] : [{ key: SEARCH_ATTRIBUTES.Asin, value: delivery.asin }]),
     ...(delivery.marketplace === undefined ? [] : [{ key: SEARCH_ATTRIBUTES.Marketplace, value: delivery.marketplace }]),
     ...(tag === null ? [] : [{ key: SEARCH_ATTRIBUTES.Tag, value: tag }]),
   ];
 }
 
-/** One line: `postback of task 0190… to https://example.com/hook · account 7`. */
+/**
+ * One line: `postback of task 0190… to https://example.com/hook · account 7`, or for a stored event
+ * `change of event 0190… (subscription 12: B07CL39Z8Q on com) · account 7`.
+ */
 export function deliverySummary(delivery: DeliveryFacts): string {
   const to = delivery.target ? ` to ${delivery.target}` : '';
-  return clipUtf8(`${delivery.kind} of task ${delivery.taskId}${to}${accountText(delivery.accountId, undefined)}`, SUMMARY_MAX_BYTES);
+  const product = delivery.asin !== undefined && delivery.marketplace !== undefined ? `${delivery.asin} on ${delivery.marketplace}` : null;
+  const about = delivery.subscriptionId !== undefined
+    ? ` (subscription ${delivery.subscriptionId}${product ? `: ${product}` : ''})`
+    : '';
+  const subject = delivery.taskId !== undefined ? `task ${delivery.taskId}` : `event ${delivery.eventId ?? '?'}`;
+  const what = delivery.redelivery ? `redelivery of ${delivery.kind}` : delivery.kind;
+  return clipUtf8(`${what} of ${subject}${about}${to}${accountText(delivery.accountId, undefined)}`, SUMMARY_MAX_BYTES);
 }
 
 /**

@@ -4,7 +4,7 @@
  * page-read queue. Plain data only: workflow history carries ids, never HTML.
  */
 import type { RunDelivery } from './subscription-messages.js';
-import type { WebhookPlan } from './webhook-messages.js';
+import type { ChangeDeliveries, WebhookPlan } from './webhook-messages.js';
 
 /** Input of the `productTask` workflow (workflowId = task id). */
 export interface ProductTaskInput {
@@ -76,6 +76,8 @@ export interface ReadProductResult {
   delivery?: RunDelivery;
   /** Every attempt of the read, the last one the one that read the page (absent on a run read before). */
   attempts?: SourceAttempt[];
+  /** Only when the monitoring run's observation fired alert rules of a subscription with an alert_url: the change events to deliver. */
+  changes?: ChangeDeliveries;
 }
 
 /** Input of the source-read activity: a task's read, a monitoring run's read, or a plain read. */

@@ -21,6 +21,13 @@ export type ValueCodeKey = 'UNKNOWN_MARKETPLACE' | 'INVALID_ASIN';
 
 export const valueCodes = z.registry<{ code: ValueCodeKey }>();
 
+/**
+ * Fields whose refusals name the failing element and key and say why (`Invalid field:
+ * \`alerts[1].value\`. price_below needs a value …`): lists of objects, where the field's name
+ * alone would not tell which rule is wrong (core/validation/read-fields.ts).
+ */
+export const detailedFields = z.registry<{ detailed: true }>();
+
 /** The ASIN rule after trimming and uppercasing (api-spec.md "Limits"). */
 const ASIN = /^[A-Z0-9]{10}$/;
 
@@ -65,6 +72,10 @@ export const tag = z.string().max(255).nullable()
  */
 const webhookUrl = (description: string, example: string) => z.string().max(2048).nullable().default(null)
   .meta({ description: `${description} At most 2048 characters; http or https without credentials, host not private, loopback, link-local or local (api-spec.md "Events"), else the task fails with 40501.`, examples: [example] });
+
+/** monitoring/add `alert_url`: receives the subscription's change events by signed POST. */
+export const alertUrl = z.string().max(2048).nullable()
+  .meta({ description: 'Receives the subscription\'s `change` events (its `alerts` firing) by signed POST, like a postback. At most 2048 characters; http or https without credentials, host not private, loopback, link-local or local (api-spec.md "Events"), else the task fails with 40501. Absent: unchanged; null: events are recorded and listed only.', examples: ['https://example.com/hooks/alerts'] });
 
 /** task_post `postback_url`: receives the task_get envelope by signed POST on completion. */
 export const postbackUrl = webhookUrl('Receives the task_get response for the task by signed POST on completion.', 'https://example.com/hooks/postback');

@@ -12,7 +12,7 @@
 import type { z } from 'zod';
 import { DomainError } from '../errors.js';
 import { isStorableText, isStorableValue, printableName } from '../storable-text.js';
-import { valueCodes, type ValueCodeKey } from './fields.js';
+import { detailedFields, valueCodes, type ValueCodeKey } from './fields.js';
 
 /** Extra checks run right after a field parses (rules that need configuration, e.g. WEBHOOK_ALLOWLIST); false → 40501 naming it. */
 export type FieldChecks<S extends z.ZodObject> = { [K in keyof z.output<S>]?: (value: z.output<S>[K]) => boolean };
@@ -32,8 +32,29 @@ function valueCodeOf(schema: z.ZodType): ValueCodeKey | undefined {
   return undefined;
 }
 
+/** True when `schema` or the field it wraps is registered in `detailedFields`. */
+function isDetailed(schema: z.ZodType): boolean {
+  let current: z.ZodType | undefined = schema;
+  while (current) {
+    if (detailedFields.has(current)) return true;
+    const def = current._zod.def as { type: string; innerType?: z.ZodType };
+    current = WRAPPERS.has(def.type) ? def.innerType : undefined;
+  }
+  return false;
+}
+
+/** A rule's message fit for an answer: it may quote the refused input, so it is cut at 300 characters. */
+const detailOf = (message: string) => printableName(message, 300);
+
+/** `alerts` + [1, 'value'] → `alerts[1].value`. */
+function nestedName(field: string, path: readonly PropertyKey[]): string {
+  return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : `${name}.${String(key)}`), field);
+}
+
 /**
- * Parses `input[field]` (an absent key is `undefined`) with the schema's field.
+ * Parses `input[field]` (an absent key is `undefined`) with the schema's field. A field registered
+ * in `detailedFields` (a list of objects, say) is named down to the failing element and key, with
+ * the rule's message after the spec's (`Invalid field: \`alerts[1].value\`. …`).
  * @throws TaskError 40501 naming the field (text the database cannot store, wrong type, format,
  *   bounds), 40502 / 40503 (see above).
  */
@@ -44,7 +65,9 @@ export function readField<S extends z.ZodObject, K extends keyof z.output<S> & s
   if (!isStorableValue(raw)) throw DomainError.invalidField(field);
   const parsed = fieldSchema.safeParse(raw);
   if (parsed.success) return parsed.data as z.output<S>[K];
-  const code = parsed.error.issues[0]?.code === 'invalid_type' ? undefined : valueCodeOf(fieldSchema);
+  const issue = parsed.error.issues[0];
+  if (issue && isDetailed(fieldSchema)) throw DomainError.invalidField(printableName(nestedName(field, issue.path)), detailOf(issue.message));
+  const code = issue?.code === 'invalid_type' ? undefined : valueCodeOf(fieldSchema);
   throw code ? new DomainError(code) : DomainError.invalidField(field);
 }
 

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { checkWebhookUrl } from '../webhooks/url-policy.js';
+import { alertRules } from './alerts.js';
 import * as f from './fields.js';
 import type { FieldChecks } from './read-fields.js';
 import { MAX_TASKS } from './task-body.js';
@@ -38,14 +39,20 @@ export const historyTask = z.object({
   offset: f.historyOffset,
 }).meta({ id: 'HistoryTask', description: 'One task of a history body: stored observations of one product, newest first.' });
 
-/** One monitoring/add element; an absent `tag` / `external_user_id` leaves an existing subscription's value. */
+/**
+ * One monitoring/add element; an absent `tag` / `external_user_id` / `alerts` / `alert_url` leaves
+ * an existing subscription's value. `alert_url` follows the URL rules of postback_url
+ * (`alertUrlChecks`).
+ */
 export const monitoringAddTask = z.object({
   asin: f.asin,
   marketplace: f.marketplace,
   frequency: f.frequency,
   tag: f.tag.optional(),
   external_user_id: f.externalUserId.optional(),
-}).meta({ id: 'MonitoringAddTask', description: 'One subscription to create, or to update (same asin and marketplace: frequency and tag change).' });
+  alerts: alertRules.optional(),
+  alert_url: f.alertUrl.optional(),
+}).meta({ id: 'MonitoringAddTask', description: 'One subscription to create, or to update (same asin and marketplace: frequency and tag change, and alerts and alert_url when given).' });
 
 /**
  * One monitoring/delete element: `id`, else `asin` plus `marketplace` (each optional on its own;
@@ -127,6 +134,11 @@ export function taskArrayBody<T extends z.ZodType>(element: T, max: number = MAX
 
 /** POST /v1/public/access_request body: the object, or an array holding exactly one. */
 export const accessRequestBody = z.union([accessRequest, z.array(accessRequest).length(1)]);
+
+/** The URL rules of api-spec.md "Events" for monitoring/add's `alert_url` (as `webhookUrlChecks`). */
+export function alertUrlChecks({ allowlist, ports }: { allowlist: readonly string[]; ports: readonly number[] }): FieldChecks<typeof monitoringAddTask> {
+  return { alert_url: (url) => url === undefined || url === null || checkWebhookUrl(url, allowlist, { ports }).ok };
+}
 
 /**
  * The URL rules of api-spec.md "Events" for task_post's `postback_url` and `pingback_url`, checked

@@ -37,6 +37,9 @@ const VALID: Record<string, { body?: unknown; query?: Record<string, string>; pa
   'POST /v1/retail/monitoring/add': { body: [{ asin: ASIN, marketplace: 'com', frequency: 'daily' }] },
   'POST /v1/retail/monitoring/delete': { body: [{ asin: ASIN, marketplace: 'de' }] },
   'GET /v1/retail/monitoring/list': { query: { limit: '10', offset: '0', tag: 't' } },
+  'GET /v1/retail/monitoring/change_events': { query: { subscription_id: '1', limit: '10' } },
+  'GET /v1/appendix/webhook_deliveries': { query: { limit: '10', kind: 'postback' } },
+  'POST /v1/appendix/webhook_deliveries/{event_id}/redeliver': { path: { event_id: randomUUID() } },
   'GET /v1/appendix/usage': { query: { date_from: '2026-01-01', date_to: '2026-01-31' } },
   'POST /v1/appendix/keys': { body: [{ label: 'ci' }] },
   'POST /v1/public/access_request': { body: { email: 'ada@example.com' }, auth: false },
@@ -56,6 +59,7 @@ const VALID: Record<string, { body?: unknown; query?: Record<string, string>; pa
  */
 const UNSTORABLE_ANSWER: Record<string, { status: number[]; code: number }> = {
   'GET /v1/retail/product/task_get/{id}': { status: [404], code: 40400 },
+  'POST /v1/appendix/webhook_deliveries/{event_id}/redeliver': { status: [404], code: 40400 },
   'GET /v1/public/credentials/{token}': { status: [404], code: 40400 },
   'GET /docs/assets/{file}': { status: [404], code: 40400 },
   'GET /graphql': { status: [200, 400], code: 40000 },
@@ -223,10 +227,13 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
   });
 
   /** A query of every GraphQL field with string arguments: each argument passed as the variable of its name. */
-  const GRAPHQL: Record<string, { document: string; variables: Record<string, unknown>; names?: Record<string, string>; unknownIsNull?: boolean }> = {
+  const GRAPHQL: Record<string, { document: string; variables: Record<string, unknown>; names?: Record<string, string>; unknownIsNull?: boolean; unknownCode?: number }> = {
     'Query.tasks': { document: 'query($tag: String, $from: String, $to: String, $after: String, $before: String) { tasks(tag: $tag, from: $from, to: $to, after: $after, before: $before) { totalCount edges { cursor } } }', variables: {} },
     'Query.task': { document: 'query($id: ID!) { task(id: $id) { id } }', variables: { id: randomUUID() }, unknownIsNull: true },
     'Query.subscriptions': { document: 'query($tag: String, $after: String, $before: String) { subscriptions(tag: $tag, after: $after, before: $before) { totalCount edges { cursor } } }', variables: {} },
+    'MonitoringSubscription.changeEvents': { document: 'query($after: String, $before: String) { subscriptions(first: 1) { edges { node { changeEvents(after: $after, before: $before) { edges { cursor } } } } } }', variables: {} },
+    'Query.webhookDeliveries': { document: 'query($after: String, $before: String) { webhookDeliveries(after: $after, before: $before) { edges { cursor } } }', variables: {} },
+    'Mutation.redeliverWebhook': { document: 'mutation($eventId: ID!) { redeliverWebhook(eventId: $eventId) { eventId } }', variables: { eventId: randomUUID() }, unknownCode: 40400 },
     'MonitoringSubscription.observations': { document: 'query($after: String, $before: String) { subscriptions(first: 1) { edges { node { observations(after: $after, before: $before) { edges { cursor } } } } } }', variables: {} },
     'Account.usageReport': { document: 'query($from: String, $to: String) { me { usageReport(from: $from, to: $to) { from to } } }', variables: {}, names: { from: 'date_from', to: 'date_to' } },
     'Query.productHistory': {
@@ -239,7 +246,7 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
     },
     'Mutation.addSubscriptions': {
       document: 'mutation($subscriptions: [SubscriptionInput!]!) { addSubscriptions(subscriptions: $subscriptions) { cost results { statusCode statusMessage } } }',
-      variables: { subscriptions: [{ asin: ASIN, marketplace: 'com', frequency: 'daily' }] }, names: { externalUserId: 'external_user_id' },
+      variables: { subscriptions: [{ asin: ASIN, marketplace: 'com', frequency: 'daily' }] }, names: { externalUserId: 'external_user_id', alertUrl: 'alert_url' },
     },
     'Mutation.deleteSubscriptions': {
       document: 'mutation($subscriptions: [SubscriptionSelector!]!) { deleteSubscriptions(subscriptions: $subscriptions) { cost results { statusCode statusMessage } } }',
@@ -261,11 +268,30 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
       const answer = await send('POST', '/graphql', { body: { query: template.document, variables: withValue(template.variables, target.variablePath, bad.value) } });
       await expectSafe(label, answer, before);
       if (bad.kind === 'unstorable' && template.unknownIsNull) expect(answer.body, label).toEqual({ data: { task: null } });
+      else if (bad.kind === 'unstorable' && template.unknownCode) expect(answer.body.errors?.[0]?.extensions?.code, label).toBe(template.unknownCode);
       else if (bad.kind === 'unstorable') {
         expect(answer.body.errors?.[0], label).toMatchObject({ message: `Invalid field: \`${template.names?.[target.name] ?? target.name}\`.`, extensions: { code: 40501 } });
       }
       if (bad.kind === 'huge' && !template.unknownIsNull) expect(refused(answer), label).toBe(true);
     }
+  });
+
+  it.each(BAD_TEXTS.map((bad) => [bad.label, bad] as const))('REST and GraphQL, inside monitoring/add alert rules: %s', async (_label, bad) => {
+    const rules: [unknown, string][] = [[{ type: bad.value }, 'alerts[0].type'], [{ type: 'price_below', value: bad.value }, 'alerts[0].value'], [{ type: 'content_change', [bad.value]: 1 }, 'alerts[0]']];
+    for (const [rule, name] of rules) {
+      const label = `monitoring/add alerts ${JSON.stringify(rule).slice(0, 60)}: ${bad.label}`;
+      const before = await accountMoney(app.prisma, { id: account.id });
+      const answer = await send('POST', '/v1/retail/monitoring/add', { body: [{ asin: ASIN, marketplace: 'com', frequency: 'daily' }, { asin: ASIN, marketplace: 'de', frequency: 'daily', alerts: [rule] }] });
+      await expectSafe(label, answer, before);
+      expect(answer.body.tasks[1].status_code, label).toBe(40501);
+      // Text the database cannot store is refused before the rule is read, naming the field.
+      expect(answer.body.tasks[1].status_message, label).toMatch(bad.kind === 'unstorable' ? /^Invalid field: `alerts`\.$/ : new RegExp(`^Invalid field: \`${name.replace(/[[\].]/g, '\\$&')}\``));
+    }
+    const label = `GraphQL addSubscriptions alerts value: ${bad.label}`;
+    const before = await accountMoney(app.prisma, { id: account.id });
+    const answer = await send('POST', '/graphql', { body: { query: 'mutation($s: [SubscriptionInput!]!) { addSubscriptions(subscriptions: $s) { results { statusCode } } }', variables: { s: [{ asin: ASIN, marketplace: 'com', frequency: 'daily', alerts: [{ type: bad.value }] }] } } });
+    await expectSafe(label, answer, before);
+    expect(refused(answer), label).toBe(true);
   });
 });
 

@@ -74,7 +74,7 @@ describe('monitoring/add', () => {
     expect(res.body.tasks[0].data).toMatchObject({ asin: 'b0000000p1', marketplace: 'DE', api: 'retail', function: 'add' });
     expect(a).toEqual({
       id: expect.any(Number), asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly', tag: 'mine', external_user_id: 'user-42',
-      status: 'active', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      status: 'active', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), alerts: [], alert_url: null,
     });
     expect(b).toMatchObject({ asin: 'B0000000N1', marketplace: 'com', frequency: 'daily', tag: null, external_user_id: null, status: 'active' });
     expect(ensured.filter((t) => [a.id, b.id].includes(t.subscriptionId))).toEqual([
@@ -278,7 +278,7 @@ describe('monitoring/list', () => {
     expect(task.result[0].latest_observation).toMatchObject({ asin: 'L000000001', title: 'Newest', status: 'ok', parser_version: 'test' });
     expect(task.result[1].latest_observation).toBeNull();
     expect(task.result[2].latest_observation).toMatchObject({ status: 'not_found', title: null });
-    expect(Object.keys(task.result[1]).sort()).toEqual(['asin', 'created_at', 'external_user_id', 'frequency', 'id', 'latest_observation', 'marketplace', 'status', 'tag'].sort());
+    expect(Object.keys(task.result[1]).sort()).toEqual(['alert_url', 'alerts', 'asin', 'created_at', 'external_user_id', 'frequency', 'id', 'latest_observation', 'marketplace', 'status', 'tag'].sort());
   });
 
   it('pages with limit and offset, filters by tag, and never shows other accounts', async () => {
@@ -304,7 +304,7 @@ describe('monitoring/list', () => {
     expect((await owner.api.post('/v1/retail/monitoring/list', [])).status).toBe(405);
   });
 
-  it('reads a page of any size with two queries (no N+1)', async () => {
+  it('reads a page of any size with three queries (no N+1): subscriptions, latest observations, alert rules', async () => {
     const operations: string[] = [];
     const counting = prisma.$extends({
       query: { $allOperations: async ({ model, operation, args, query }) => { operations.push(`${model}.${operation}`); return query(args); } },
@@ -318,6 +318,6 @@ describe('monitoring/list', () => {
     const outcome = await listMonitoring({ prisma: counting }, account, { limit: '1000' });
     expect(outcome.tasks[0]!.result).toHaveLength(53);
     expect(outcome.tasks[0]!.result!.filter((s: any) => s.latest_observation !== null)).toHaveLength(22);
-    expect(operations).toEqual(['Subscription.findMany', 'Observation.findMany']);
+    expect(operations).toEqual(['Subscription.findMany', 'Observation.findMany', 'AlertRule.findMany']);
   });
 });

@@ -77,6 +77,10 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
     await prisma.webhookDelivery.createMany({
       data: [delivery(oldTask, ago(RETENTION_DAYS + 1)), delivery(youngTask, ago(RETENTION_DAYS + 0.5)), delivery(youngTask, ago(1))],
     });
+    const changeEvent = (id: string, createdAt: Date) => ({ id, accountId, kind: 'change', subscriptionId: 1, url: 'https://hooks.example.com/a', body: '{}', createdAt });
+    await prisma.webhookEvent.createMany({
+      data: [changeEvent('00000000-0000-4000-8000-0000000000c1', ago(RETENTION_DAYS + 1)), changeEvent('00000000-0000-4000-8000-0000000000c2', ago(RETENTION_DAYS - 1))],
+    });
     await prisma.rateLimit.createMany({
       data: [
         { key: 'req:old', points: 1, expire: BigInt(ago(RETENTION_DAYS + 1).getTime()) },
@@ -97,6 +101,7 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
 
     expect((await prisma.task.findMany({ where: { accountId }, select: { id: true } })).map((t) => t.id).sort()).toEqual([youngTask, oldUnfinished].sort());
     expect((await prisma.webhookDelivery.findMany({ select: { taskId: true, createdAt: true } })).map((d) => d.taskId)).toEqual([youngTask]);
+    expect((await prisma.webhookEvent.findMany({ where: { kind: 'change' }, select: { id: true } })).map((e) => e.id)).toEqual(['00000000-0000-4000-8000-0000000000c2']);
     expect((await prisma.rateLimit.findMany({ where: { key: { in: ['req:old', 'req:recent'] } } })).map((r) => r.key)).toEqual(['req:recent']);
     expect((await prisma.idempotencyKey.findMany()).map((k) => k.key)).toEqual(['today']);
     expect(await prisma.observation.count({ where: { id: observationId } })).toBe(1);

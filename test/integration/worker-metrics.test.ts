@@ -48,7 +48,7 @@ beforeAll(async () => {
   const sink = new Writable({ write(chunk, _encoding, done) { logLines.push(JSON.parse(String(chunk))); done(); } });
   const logger = pino({ level: 'info' }, sink);
   const identities = SourceIdentities.fromConfig(loadConfig({}), logger);
-  activities = createProductReadActivities({ prisma, source: grid, identities, sourceAttempts: 3, logger });
+  activities = createProductReadActivities({ prisma, source: grid, identities, sourceAttempts: 3, logger, webhookSchedule: { retryDelaysMs: [60_000], timeoutMs: 10_000 } });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
 });
 

@@ -22,6 +22,7 @@ import type { GraphQLDeps } from '../../api/graphql/context.js';
 import { createGraphQLServer, type GraphQLServer } from '../../api/graphql/yoga.js';
 import { temporalMonitorLauncher, type MonitorLauncher } from '../../api/services/monitor-launcher.js';
 import { temporalTaskLauncher, type TaskLauncher } from '../../api/services/task-launcher.js';
+import { temporalWebhookLauncher, type WebhookLauncher } from '../../core/temporal/webhook-launcher.js';
 import { loadConfig, type Config } from '../../core/config.js';
 import { startEmbeddedPostgres } from '../../core/db/embedded-postgres.js';
 import { applyMigrations } from '../../core/db/migrator.js';
@@ -77,6 +78,8 @@ export interface TestApp {
   webhookStarts: { taskId: string; kinds: string[] }[];
   /** Subscription ids whose monitor the API asked to start / configure / stop (recording monitors). */
   monitors: { started: number[]; configured: number[]; stopped: number[]; resumed: number[][] };
+  /** Events the API asked to deliver again (recording webhook launcher). */
+  redeliveries: { eventId: string; kind: string; accountId: number }[];
   /**
    * A GraphQL server on the app's dependencies, `overrides` replacing some (another Prisma client,
    * no monitors, another config), served in-process through `yoga.fetch`: no port.
@@ -98,6 +101,10 @@ function recorders() {
   const started: string[] = [];
   const webhookStarts: { taskId: string; kinds: string[] }[] = [];
   const calls = { started: [] as number[], configured: [] as number[], stopped: [] as number[], resumed: [] as number[][] };
+  const redeliveries: { eventId: string; kind: string; accountId: number }[] = [];
+  const webhookLauncher: WebhookLauncher = {
+    redeliver: async (event) => { redeliveries.push(event); return `recorded:${event.eventId}:${redeliveries.length}`; },
+  };
   const launcher: TaskLauncher = {
     start: async (input) => { started.push(input.taskId); },
     startWebhooks: async (input) => { webhookStarts.push(input); },
@@ -110,7 +117,7 @@ function recorders() {
     resume: async (ids) => { calls.resumed.push(ids); },
     stop: async (id) => { calls.stopped.push(id); },
   };
-  return { started, webhookStarts, calls, launcher, monitors };
+  return { started, webhookStarts, calls, launcher, monitors, redeliveries, webhookLauncher };
 }
 
 /** Listens `koa` on a free port of 127.0.0.1. */
@@ -159,11 +166,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       cleanups.push(() => connection!.close());
     }
     /** The launchers of an app with `appConfig`: the test's own, else real ones (its namespace), else recording ones. */
-    const launchersFor = (appConfig: Config): Pick<AppDeps, 'launcher' | 'monitors'> => {
+    const launchersFor = (appConfig: Config): Pick<AppDeps, 'launcher' | 'monitors' | 'webhookLauncher'> => {
       const client = connection && new Client({ connection, namespace: appConfig.TEMPORAL_NAMESPACE });
       const launcher = options.launcher ?? (client ? temporalTaskLauncher(client, appConfig) : rec.launcher);
-      if (options.monitors === false) return { launcher, monitors: undefined };
-      return { launcher, monitors: options.monitors ?? (client ? temporalMonitorLauncher(client, appConfig) : rec.monitors) };
+      const webhookLauncher = client ? temporalWebhookLauncher(client, appConfig) : rec.webhookLauncher;
+      if (options.monitors === false) return { launcher, monitors: undefined, webhookLauncher };
+      return { launcher, monitors: options.monitors ?? (client ? temporalMonitorLauncher(client, appConfig) : rec.monitors), webhookLauncher };
     };
     const deps: AppDeps = { config, prisma, logger, ...launchersFor(config) };
     const koa = buildApp(deps);
@@ -181,7 +189,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         return url;
       },
       dbUrl, dataDir, config, prisma, deps, koa,
-      started: rec.started, webhookStarts: rec.webhookStarts, monitors: rec.calls,
+      started: rec.started, webhookStarts: rec.webhookStarts, monitors: rec.calls, redeliveries: rec.redeliveries,
       yoga: makeYoga,
       gql: (auth) => gqlClient((ownYoga ??= makeYoga()), auth),
       async another(other = {}) {

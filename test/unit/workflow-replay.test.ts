@@ -1,7 +1,9 @@
 /**
  * Workflow determinism across releases: histories recorded by earlier releases' productTask,
- * monitorSubscription (charging after the read, before patch `monitor-reserve-before-read`) and
- * webhookDelivery (attempts on the main task queue) (test/fixtures/histories, one file per shape)
+ * monitorSubscription (charging after the read, before patch `monitor-reserve-before-read`;
+ * reserving before the read, before change alerts; starting change deliveries, patch
+ * `monitor-change-alerts`) and webhookDelivery (attempts on the main task queue; on the webhook
+ * queue, before event ids; a change event) (test/fixtures/histories, one file per shape)
  * replay with today's workflow code, and so do histories recorded after patch `operator-view`
  * (`*-operator-view-*.json`: ResultCode, Tag and Summary upserts, a monitor's configure signal with
  * a new tag and its continue-as-new, a delivery still retrying). A change to

@@ -20,6 +20,7 @@ import { ReadAttemptsFailedError, readWithIdentities, type IdentityRead, type Pa
 import type { SourceIdentities } from '../identity/source-identities.js';
 import { MONITORING_RUN_CLOSED, NO_SOURCE_IDENTITY, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
 import type { ReadProductInput, ReadProductResult } from '../../core/domain/task-messages.js';
+import type { RecordedChanges } from '../../core/alerts.js';
 
 /** What the activity needs of the browser grid. */
 export type ProductPageSource = PageSource;
@@ -32,6 +33,8 @@ export interface ProductReadDeps {
   /** SOURCE_ATTEMPTS: attempts of one read, each on another identity. */
   sourceAttempts: number;
   logger: Logger;
+  /** The schedule of change-event deliveries (WEBHOOK_RETRY_DELAYS, WEBHOOK_TIMEOUT), handed to the monitor with the events. */
+  webhookSchedule: { retryDelaysMs: readonly number[]; timeoutMs: number };
 }
 
 /**
@@ -69,13 +72,18 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  * outcome, so a read that succeeded on a retry counts as a success; a failure to record never
  * fails the read.
  */
-export function createProductReadActivities({ prisma, source, identities, sourceAttempts, logger }: ProductReadDeps) {
+export function createProductReadActivities({ prisma, source, identities, sourceAttempts, logger, webhookSchedule }: ProductReadDeps) {
+  /** The read result's `changes`: the recorded change events with their delivery schedule. */
+  const changesOf = (changes: RecordedChanges | null): Pick<ReadProductResult, 'changes'> => (changes
+    ? { changes: { ...changes, retryDelaysMs: [...webhookSchedule.retryDelaysMs], timeoutMs: webhookSchedule.timeoutMs } }
+    : {});
   return {
     /**
      * With `subscriptionId`, the stored observation is attached to that monitoring subscription;
      * with `monitoringRun` too, the read belongs to that reserved run (core/monitoring-runs.ts): the
      * page is read only while the run is reserved and unread (a run already read returns its
-     * observation), and the observation is stored paid, as the subscription's latest. A run that
+     * observation), and the observation is stored paid, as the subscription's latest, and judged by
+     * the subscription's alert rules: the result names the change events to deliver. A run that
      * must not be read fails with a non-retryable `MonitoringRunClosed`.
      * With `taskId`, the read also does the task's bookkeeping (workflows/product-task.ts): the task
      * is marked running while the page loads and completed from the stored observation (20000, or
@@ -93,7 +101,7 @@ export function createProductReadActivities({ prisma, source, identities, source
         const read = await closedRunToFailure(() => monitoringRunRead(prisma, run));
         if (read.state === 'read') {
           const status = read.status as ReadProductResult['status'];
-          return { observationId: read.observationId.toString(), status, delivery: status === 'not_found' ? 'free' : 'charged' };
+          return { observationId: read.observationId.toString(), status, delivery: status === 'not_found' ? 'free' : 'charged', ...changesOf(read.changes) };
         }
       }
       const ctx = Context.current();
@@ -139,7 +147,7 @@ export function createProductReadActivities({ prisma, source, identities, source
             const [stored] = await Promise.all([closedRunToFailure(() => storeMonitoringObservation(prisma, { ...run, product })), record(outcome)]);
             monitoringDeliveries.inc({ outcome: stored.delivery });
             timings.storeMs = Math.round(performance.now() - storeStart);
-            return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery, attempts };
+            return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery, attempts, ...changesOf(stored.changes) };
           }
           const [id] = await Promise.all([storeObservation(prisma, product, input.subscriptionId), record(outcome), running]);
           const statusCode = taskId ? (await finishTaskFromObservation(prisma, taskId, id)).statusCode : undefined;

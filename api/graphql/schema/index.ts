@@ -8,6 +8,7 @@ import { checkCursorArguments } from '../cursors.js';
 import './product.js';
 import './task.js';
 import './subscription.js';
+import './alerts.js';
 import './key.js';
 import './account.js';
 import './marketplace.js';

@@ -29,7 +29,7 @@ const VariantRef = builder.objectRef<Variant>('Variant').implement({
   }),
 });
 
-const PriceRef = builder.objectRef<Price>('Price').implement({
+export const PriceRef = builder.objectRef<Price>('Price').implement({
   description: 'Current price in the marketplace currency.',
   fields: (t) => ({
     amount: t.exposeFloat('amount'),

@@ -25,6 +25,7 @@ import { decodeDeliveryCursor, encodeDeliveryCursor, type ObservationRow } from 
 import { batchPayload, filterArgs, restElement, TaskOutcomeRef } from './outcome.js';
 import { ObservationRef, ProductRef } from './product.js';
 import { STATUS } from '../../../core/domain/status-codes.js';
+import { ALERT_TYPES } from '../../../core/domain/alert-rules.js';
 
 export const Frequency = builder.enumType('Frequency', { values: ['hourly', 'every_6h', 'daily'] as const });
 
@@ -105,14 +106,29 @@ builder.queryFields((t) => ({
   }),
 }));
 
+export const AlertType = builder.enumType('AlertType', {
+  description: 'What an alert rule watches (monitoring/add `alerts[].type`).',
+  values: ALERT_TYPES,
+});
+
+const AlertRuleInput = builder.inputType('AlertRuleInput', {
+  description: 'One alert rule (monitoring/add `alerts[]`): `value` is the threshold or percent of the rule types that take one.',
+  fields: (t) => ({
+    type: t.field({ type: AlertType, required: true }),
+    value: t.float(),
+  }),
+});
+
 const SubscriptionInput = builder.inputType('SubscriptionInput', {
-  description: 'One monitoring/add element; the same asin + marketplace again updates frequency and tag.',
+  description: 'One monitoring/add element; the same asin + marketplace again updates frequency and tag (and alerts and alertUrl when given).',
   fields: (t) => ({
     asin: t.string({ required: true }),
     marketplace: t.string({ required: true }),
     frequency: t.field({ type: Frequency, required: true }),
     tag: t.string(),
     externalUserId: t.string({ description: 'Opaque id of your end user; no personal data (e-mail addresses are refused).' }),
+    alerts: t.field({ type: [AlertRuleInput], description: 'Change alerts, replacing the subscription\'s (at most 10); absent: unchanged.' }),
+    alertUrl: t.string({ description: 'Where change events are POSTed (postback_url\'s URL rules); absent: unchanged; null: nowhere.' }),
   }),
 });
 
@@ -181,7 +197,7 @@ builder.mutationFields((t) => ({
     extensions: { rateLimitTasks: 'subscriptions' } satisfies RootFieldPolicy,
     resolve: async (_root, args, ctx) => {
       const account = requireAccount(ctx);
-      const body = args.subscriptions.map((s) => restElement(s, { externalUserId: 'external_user_id' }));
+      const body = args.subscriptions.map((s) => restElement(s, { externalUserId: 'external_user_id', alertUrl: 'alert_url' }));
       return metered(ctx, await addMonitoring(monitoringDeps(ctx), account, body));
     },
   }),

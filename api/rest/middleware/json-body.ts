@@ -1,6 +1,7 @@
 /**
  * Reads a POST body as JSON (raw-body, 1 MiB limit → HTTP 413 / 40000; malformed JSON → 40000;
- * nested deeper than `MAX_JSON_DEPTH` → 40000).
+ * nested deeper than `MAX_JSON_DEPTH` → 40000). An empty body is no body (`undefined`): endpoints
+ * that need one refuse it with their own 40000; a POST without one (redeliver) takes it.
  */
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
@@ -47,7 +48,7 @@ export function jsonBody(): Middleware {
       }
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        json = text.trim() === '' ? undefined : JSON.parse(text);
       } catch {
         throw new HttpError('BAD_REQUEST', { message: 'Bad Request. Body is not valid JSON.' });
       }

@@ -13,6 +13,7 @@ import { productPaths } from './paths/product.js';
 import { publicPaths } from './paths/public.js';
 import { referencePaths } from './paths/reference.js';
 import { systemPaths } from './paths/system.js';
+import { webhookLogPaths } from './paths/webhook-log.js';
 
 /** The generated document (a plain JSON-able object). */
 export type OpenApiDocument = ReturnType<typeof createDocument>;
@@ -54,7 +55,7 @@ export function createOpenApiDocument(options: { serverUrl?: string } = {}): Ope
     info: { title: 'Retail Product Data API', version: API_VERSION, description: DESCRIPTION },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl.replace(/\/+$/, '') }] } : {}),
     tags: TAGS,
-    paths: { ...productPaths, ...monitoringPaths, ...appendixPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...referencePaths },
+    paths: { ...productPaths, ...monitoringPaths, ...appendixPaths, ...webhookLogPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...referencePaths },
     components: { securitySchemes: SECURITY_SCHEMES },
   };
   return createDocument(document);

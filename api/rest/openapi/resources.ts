@@ -11,6 +11,7 @@ import type { StatusCodeRow } from '../../../core/domain/status-codes.js';
 import { FREQUENCIES } from '../../../core/subscriptions.js';
 import type { SubscriptionObject } from '../../services/monitoring.js';
 import type { MarketplaceStatusRow } from '../../services/status.js';
+import { alertRule } from './alert-resources.js';
 
 /** An ISO 8601 timestamp in UTC. */
 const timestamp = z.string().meta({ format: 'date-time', examples: ['2026-01-31T15:30:00.000Z'] });
@@ -131,6 +132,8 @@ const subscriptionFields = {
   external_user_id: z.string().nullable(),
   status: z.enum(['active', 'paused_balance']).meta({ description: '`paused_balance` while the balance is below the monitoring price; resumes automatically after a top-up.' }),
   created_at: timestamp,
+  alerts: z.array(alertRule).meta({ description: 'The change alerts, in order, with their state.' }),
+  alert_url: z.string().nullable().meta({ description: 'Where `change` events are POSTed; null: they are recorded and listed only.' }),
 };
 
 /** Subscription as monitoring/add and monitoring/delete return it. */

@@ -16,7 +16,7 @@ export const monitoringPaths: ZodOpenApiPathsObject = {
       operationId: 'monitoringAdd',
       tags,
       summary: 'Monitor products',
-      description: 'Each element (1 to 100) creates a subscription, or updates frequency and tag of the subscription with the same asin and marketplace. Free; each delivered observation is charged at the monitoring price. At most 10,000 monitored products per account (beyond: task-level 40000).',
+      description: 'Each element (1 to 100) creates a subscription, or updates frequency and tag (and `alerts` and `alert_url` when given) of the subscription with the same asin and marketplace. Free; each delivered observation is charged at the monitoring price. At most 10,000 monitored products per account (beyond: task-level 40000). `alerts` are change alerts: when a delivered observation fires a rule, one `change` event (schema ChangeEvent) is POSTed to `alert_url`, signed with `X-Signature` like a postback and carrying `X-Event-Id`, retried like every webhook, and listed by GET /v1/retail/monitoring/change_events and GET /v1/appendix/webhook_deliveries. A refused rule fails its task with 40501 naming it (`alerts[1].value`) and saying why.',
       auth: 'required',
       body: taskArrayBody(monitoringAddTask),
       ok: jsonOk('One task per element with its Subscription.', envelopeOf('MonitoringAddResponse', subscription, [STATUS.OK, STATUS.BAD_REQUEST, STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN, STATUS.SOURCE_UNAVAILABLE])),

@@ -1,0 +1,148 @@
+/**
+ * Change alerts of monitoring subscriptions (table `alert_rules`; events in `webhook_events`, kind
+ * `change`): setting a subscription's rules, and judging each new monitoring observation by them.
+ * The rules themselves are pure (core/domain/alert-rules.ts); this module stores their state and
+ * records the events. A fired rule's event is delivered to the subscription's `alert_url` by the
+ * `webhookDelivery` workflow (kind `change`), which the monitor starts from the read's result.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Prisma, PrismaClient } from './db/prisma.js';
+import { resolveMarketplace } from './marketplaces.js';
+import type { Product } from './product.js';
+import {
+  changeEventBody,
+  evaluateRule,
+  sideOf,
+  type AlertRuleSpec,
+  type AlertRuleState,
+  type AlertType,
+  type ChangeSide,
+} from './domain/alert-rules.js';
+
+type Tx = Prisma.TransactionClient;
+
+/** A stored rule. */
+export type AlertRuleRow = Prisma.AlertRuleGetPayload<object>;
+
+/** A rule as monitoring/add, monitoring/list and GraphQL show it. */
+export interface AlertRuleObject {
+  id: number;
+  type: AlertType;
+  /** Threshold or percent; null for the change types. */
+  value: number | null;
+  /** False after the rule fired, until an observation outside its condition re-arms it. */
+  armed: boolean;
+  /** The last known value of the rule's field; null before the first. */
+  last_known: ChangeSide | null;
+  /** Change events the rule has recorded. */
+  triggered_count: number;
+  last_triggered_at: string | null;
+}
+
+/** The API's view of a stored rule. */
+export function toAlertRule(row: AlertRuleRow): AlertRuleObject {
+  return {
+    id: row.id,
+    type: row.type as AlertType,
+    value: row.value === null ? null : row.value.toNumber(),
+    armed: row.armed,
+    last_known: (row.reference as ChangeSide | null) ?? null,
+    triggered_count: row.triggeredCount,
+    last_triggered_at: row.lastTriggeredAt?.toISOString() ?? null,
+  };
+}
+
+const sameRule = (row: AlertRuleRow, spec: AlertRuleSpec) => row.type === spec.type && (row.value === null ? spec.value === null : spec.value !== null && row.value.equals(spec.value));
+
+/**
+ * Replaces the subscription's rules with `specs`, in order, inside the caller's transaction. A rule
+ * given again (same type and value) keeps its id and state, so posting the same alerts twice does
+ * not re-arm anything; the others are deleted, and new ones start armed and knowing nothing.
+ */
+export async function replaceAlertRules(tx: Tx, subscriptionId: number, specs: AlertRuleSpec[]): Promise<void> {
+  const existing = await tx.alertRule.findMany({ where: { subscriptionId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
+  const kept = new Set<number>();
+  const plan = specs.map((spec, position) => {
+    const match = existing.find((row) => !kept.has(row.id) && sameRule(row, spec));
+    if (match) kept.add(match.id);
+    return { spec, position, match };
+  });
+  const dropped = existing.filter((row) => !kept.has(row.id)).map((row) => row.id);
+  if (dropped.length) await tx.alertRule.deleteMany({ where: { id: { in: dropped } } });
+  for (const { spec, position, match } of plan) {
+    if (match) {
+      if (match.position !== position) await tx.alertRule.update({ where: { id: match.id }, data: { position } });
+    } else {
+      await tx.alertRule.create({ data: { subscriptionId, position, type: spec.type, value: spec.value === null ? null : String(spec.value) } });
+    }
+  }
+}
+
+/** The rules of each subscription, in order (one query). */
+export async function alertRulesOf(prisma: PrismaClient | Tx, subscriptionIds: number[]): Promise<Map<number, AlertRuleObject[]>> {
+  const out = new Map<number, AlertRuleObject[]>(subscriptionIds.map((id) => [id, []]));
+  if (subscriptionIds.length === 0) return out;
+  const rows = await prisma.alertRule.findMany({ where: { subscriptionId: { in: subscriptionIds } }, orderBy: [{ subscriptionId: 'asc' }, { position: 'asc' }, { id: 'asc' }] });
+  for (const row of rows) out.get(row.subscriptionId)?.push(toAlertRule(row));
+  return out;
+}
+
+/** The change events a monitoring observation recorded that have a URL to go to: what to deliver. */
+export interface RecordedChanges {
+  accountId: number;
+  /** Ids of the events with a URL, in rule order. */
+  eventIds: string[];
+}
+
+/**
+ * Judges a subscription's new observation by its rules, inside the transaction that stores the
+ * observation (the caller holds the account's lock, so rule states change one observation at a
+ * time): each rule's state is updated, and each rule that fires records one `change` event with
+ * its body (to the subscription's alert_url when it has one).
+ * @returns the events to deliver (none when no rule fired or the subscription has no alert_url).
+ */
+export async function recordObservationAlerts(tx: Tx, input: { subscriptionId: number; observationId: bigint; product: Product }): Promise<RecordedChanges | null> {
+  if (input.product.status === 'not_found') return null; // every field unknown: nothing fires, nothing moves
+  const rules = await tx.alertRule.findMany({ where: { subscriptionId: input.subscriptionId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
+  if (rules.length === 0) return null;
+  const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true, asin: true, marketplace: true, alertUrl: true } });
+  if (!sub) return null;
+  const currency = resolveMarketplace(sub.marketplace)?.currency ?? '';
+  const eventIds: string[] = [];
+  for (const row of rules) {
+    const rule: AlertRuleSpec = { type: row.type as AlertType, value: row.value === null ? null : row.value.toNumber() };
+    const state: AlertRuleState = { armed: row.armed, reference: (row.reference as ChangeSide | null) ?? null };
+    const { state: next, change } = evaluateRule(rule, state, sideOf(rule.type, input.product, currency));
+    if (next === state) continue;
+    const fired = change !== null;
+    await tx.alertRule.update({
+      where: { id: row.id },
+      data: {
+        armed: next.armed,
+        reference: next.reference as unknown as Prisma.InputJsonValue,
+        ...(fired ? { triggeredCount: { increment: 1 }, lastTriggeredAt: new Date() } : {}),
+      },
+    });
+    if (!change) continue;
+    const id = randomUUID();
+    const body = changeEventBody({ event_id: id, subscription_id: input.subscriptionId, asin: sub.asin, marketplace: sub.marketplace, rule: { id: row.id, ...rule }, ...change });
+    await tx.webhookEvent.create({
+      data: {
+        id, accountId: sub.accountId, kind: 'change', subscriptionId: input.subscriptionId, alertRuleId: row.id,
+        observationId: input.observationId, url: sub.alertUrl, body: JSON.stringify(body),
+      },
+    });
+    if (sub.alertUrl) eventIds.push(id);
+  }
+  return eventIds.length ? { accountId: sub.accountId, eventIds } : null;
+}
+
+/** The deliverable change events an observation already recorded (a retried read returns them again). */
+export async function recordedAlertsOf(prisma: PrismaClient | Tx, subscriptionId: number, observationId: bigint): Promise<RecordedChanges | null> {
+  const rows = await prisma.webhookEvent.findMany({
+    where: { subscriptionId, observationId, kind: 'change', url: { not: null } },
+    select: { id: true, accountId: true },
+    orderBy: { alertRuleId: 'asc' },
+  });
+  return rows.length ? { accountId: rows[0]!.accountId, eventIds: rows.map((r) => r.id) } : null;
+}
