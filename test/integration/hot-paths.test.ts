@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
-import type { Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
 import { completeTaskFromObservation } from '../../core/tasks.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
@@ -26,8 +26,8 @@ function product(asin: string, minutesAgo = 1, status: Product['status'] = 'ok')
     price: found ? { amount: 12.27, currency: 'USD' } : null,
     bsr: found ? { rank: 409707, category: 'Clothing', subcategories: [{ rank: 15457, category: 'Tops' }] } : null,
     rating: found ? 4.3 : null, ratings_count: found ? 1287 : null, image_url: found ? 'https://images.example.com/a.jpg' : null,
-    details: found ? { Brand: 'Brand', 'Item model number': 'X-1' } : {}, parser_version: 'test',
-  } as Product;
+    details: found ? { Brand: 'Brand', 'Item model number': 'X-1' } : {}, parser_version: 'test', ...version1Fields(),
+  };
 }
 
 describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => {

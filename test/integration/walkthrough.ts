@@ -17,6 +17,12 @@ import { apiClient, waitFor, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { startTestStack, type TestStack } from '../support/test-stack.js';
 
+/** Every field of a Product (api-spec.md "Product" and product-page-contract.md "Version 2 fields"), sorted. */
+const PRODUCT_FIELDS = [
+  'asin', 'marketplace', 'url', 'observed_at', 'status', 'title', 'byline', 'variant', 'variants', 'price', 'bsr', 'rating', 'ratings_count', 'image_url', 'details', 'parser_version',
+  'list_price', 'subscribe_save_price', 'coupon', 'prime', 'buy_box', 'availability', 'delivery', 'feature_bullets', 'description', 'images', 'categories', 'rating_histogram', 'quality',
+].sort();
+
 /** Real saved pages of several marketplaces, with the file of their golden expectations. */
 const REAL = [
   { asin: 'B07CL39Z8Q', marketplace: 'com', golden: 'com_B07CL39Z8Q' },
@@ -118,9 +124,7 @@ export function defineWalkthrough(label: string, database: () => Promise<{ url?:
         expect(product.status).toBe(golden.status);
         expect(product.price).toEqual(golden.price);
         expect(product.bsr).toEqual(golden.bsr);
-        expect(Object.keys(product).sort()).toEqual(
-          ['asin', 'marketplace', 'url', 'observed_at', 'status', 'title', 'byline', 'variant', 'variants', 'price', 'bsr', 'rating', 'ratings_count', 'image_url', 'details', 'parser_version'].sort(),
-        );
+        expect(Object.keys(product).sort()).toEqual(PRODUCT_FIELDS);
       }
     });
 
