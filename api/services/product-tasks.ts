@@ -89,7 +89,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
 }
 
 /** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2). */
-interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
+export interface StartRequest { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
 
 /**
  * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
@@ -98,7 +98,7 @@ interface StartRequest { taskId: string; asin: string; marketplace: string; webh
  *   started, or left charged without a workflow because the refund itself failed (the reconciler
  *   then starts or refunds it). Never rejects.
  */
-async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<DomainError | undefined> {
+export async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<DomainError | undefined> {
   try {
     await deps.launcher.start(task);
     return undefined;
@@ -119,7 +119,7 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<D
  * Starts the webhook deliveries of a task finished in the API. The task is finished and stays in
  * tasks_ready whatever happens here, so a failure is logged, not answered.
  */
-async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[]; accountId: number }): Promise<void> {
+export async function startWebhooks(deps: ProductTaskDeps, task: { taskId: string; kinds: WebhookKind[]; accountId: number }): Promise<void> {
   try {
     await deps.launcher.startWebhooks(task);
   } catch (error) {
