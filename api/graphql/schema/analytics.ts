@@ -211,6 +211,8 @@ const productKey = statsTask.pick({ asin: true, marketplace: true });
 builder.queryFields((t) => ({
   product: t.field({
     type: ProductAnalyticsRef,
+    // Nullable: one refused product (40200, 40501, …) leaves the operation's other products answered.
+    nullable: true,
     description: 'History analytics of a product: statistics, series and changes over windows, the results of POST /v1/retail/product/stats. '
       + 'Charged as one history element at the plan\'s `history` rate per `product` field (40200 when the balance cannot cover it), '
       + `after every window it selects is checked. Buckets: ${STATS_BUCKETS.join(', ')}. Refused over GET.`,
