@@ -92,9 +92,9 @@ const CHARGE_CHUNK: Statement = {
     ), acct AS (
       SELECT id, balance FROM accounts WHERE id = $1::int FOR UPDATE
     ), walk (n, remaining, paid) AS (
-      SELECT 0::bigint, balance, false FROM acct
+      SELECT 0::bigint, balance::numeric, false FROM acct
       UNION ALL
-      SELECT i.n, CASE WHEN w.remaining >= i.cost THEN w.remaining - i.cost ELSE w.remaining END, w.remaining >= i.cost
+      SELECT i.n, (CASE WHEN w.remaining >= i.cost THEN w.remaining - i.cost ELSE w.remaining END)::numeric, w.remaining >= i.cost
       FROM walk w JOIN input i ON i.n = w.n + 1
     ), paid AS (
       SELECT i.*, w.remaining AS balance_after FROM input i JOIN walk w ON w.n = i.n AND w.paid
