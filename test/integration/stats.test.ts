@@ -5,7 +5,7 @@
  * prices in another currency, validation codes, charging like history (ledger exact), and the
  * same numbers from REST and GraphQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient, type ApiClient } from '../support/http.js';
