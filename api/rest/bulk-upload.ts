@@ -132,6 +132,7 @@ async function spoolCsv(records: AsyncIterable<string[]>, spool: Spool): Promise
 async function spoolNdjson(lines: AsyncIterable<string>, spool: Spool): Promise<void> {
   for await (const line of lines) {
     if (line.trim() === '') continue;
+    if (Buffer.byteLength(line) > BULK_LIMITS.rowBytes) throw badRequest(`Row ${spool.rows + 1} is longer than ${BULK_LIMITS.rowBytes} bytes.`);
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -170,18 +171,27 @@ export async function spoolUpload(body: Readable, format: BulkFormat, contentLen
   const spool = new Spool(path.join(dir, 'rows.jsonl'));
   const state = { bytes: 0 };
   const hash = createHash('sha256');
+  // The request is piped, not put in the pipeline: a refusal must not destroy it (the socket would
+  // go with it, and the answer too). Its unread rest is drained instead.
+  const counted = meter(state, hash);
+  const failed = (error: Error) => counted.destroy(error);
+  body.on('error', failed);
+  body.pipe(counted);
   try {
     try {
       if (format === 'csv') {
-        await pipeline(body, meter(state, hash), utf8(), parse({ max_record_size: BULK_LIMITS.rowBytes, relax_column_count: true, skip_empty_lines: true }),
+        await pipeline(counted, utf8(), parse({ max_record_size: BULK_LIMITS.rowBytes, relax_column_count: true, skip_empty_lines: true }),
           (records: AsyncIterable<string[]>) => spoolCsv(records, spool));
       } else {
-        await pipeline(body, meter(state, hash), utf8(), split2({ maxLength: BULK_LIMITS.rowBytes }), (lines: AsyncIterable<string>) => spoolNdjson(lines, spool));
+        await pipeline(counted, utf8(), split2({ maxLength: BULK_LIMITS.rowBytes }), (lines: AsyncIterable<string>) => spoolNdjson(lines, spool));
       }
     } finally {
+      body.off('error', failed);
       await spool.close();
     }
   } catch (error) {
+    body.unpipe(counted);
+    body.resume();
     await dispose();
     throw readError(error, format, spool.rows);
   }
