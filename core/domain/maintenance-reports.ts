@@ -18,6 +18,8 @@ export interface ReconcileReport {
 export interface RetentionReport {
   tasks: number;
   webhookDeliveries: number;
+  /** Bulk batches (their `batch_rows` go first, uncounted). */
+  batches: number;
   rateLimits: number;
   idempotencyKeys: number;
   sourceReads: number;
