@@ -82,7 +82,8 @@ export async function recordRejections(sql: Sql, batchId: string, rows: readonly
 }
 
 // `walk` visits the rows in upload order with the balance left: a row is paid when it covers the
-// row's price (the task_post rule, element after element). The account row is locked first, so
+// row's price (the task_post rule, element after element); each step reads its price from the
+// array by position, so the walk is linear in the chunk. The account row is locked first, so
 // concurrent charges queue behind the chunk and the balance it walked is the one it updates.
 const CHARGE_CHUNK: Statement = {
   name: 'batches:charge-chunk',
@@ -94,8 +95,9 @@ const CHARGE_CHUNK: Statement = {
     ), walk (n, remaining, paid) AS (
       SELECT 0::bigint, balance::numeric, false FROM acct
       UNION ALL
-      SELECT i.n, (CASE WHEN w.remaining >= i.cost THEN w.remaining - i.cost ELSE w.remaining END)::numeric, w.remaining >= i.cost
-      FROM walk w JOIN input i ON i.n = w.n + 1
+      SELECT w.n + 1, (CASE WHEN w.remaining >= c.cost THEN w.remaining - c.cost ELSE w.remaining END)::numeric, w.remaining >= c.cost
+      FROM walk w CROSS JOIN LATERAL (SELECT ($8::numeric[])[w.n + 1] AS cost) c
+      WHERE w.n < cardinality($8::numeric[])
     ), paid AS (
       SELECT i.*, w.remaining AS balance_after FROM input i JOIN walk w ON w.n = i.n AND w.paid
     ), charged AS (
