@@ -81,6 +81,7 @@ export async function recordRejections(sql: Sql, batchId: string, rows: readonly
   ]);
 }
 
+// Rows' asin as bpchar, the column's type, so the reuse lookup uses the observations index.
 // `walk` visits the rows in upload order with the balance left: a row is paid when it covers the
 // row's price (the task_post rule, element after element); each step reads its price from the
 // array by position, so the walk is linear in the chunk. The account row is locked first, so
@@ -88,7 +89,7 @@ export async function recordRejections(sql: Sql, batchId: string, rows: readonly
 const CHARGE_CHUNK: Statement = {
   name: 'batches:charge-chunk',
   text: `WITH RECURSIVE input AS (
-      SELECT * FROM unnest($3::uuid[], $4::int[], $5::text[], $6::text[], $7::jsonb[], $8::numeric[], $9::int[], $10::text[], $11::text[], $12::text[])
+      SELECT * FROM unnest($3::uuid[], $4::int[], $5::bpchar[], $6::text[], $7::jsonb[], $8::numeric[], $9::int[], $10::text[], $11::text[], $12::text[])
         WITH ORDINALITY AS t(id, row_no, asin, marketplace, data, cost, priority, tag, postback_url, pingback_url, n)
     ), acct AS (
       SELECT id, balance FROM accounts WHERE id = $1::int FOR UPDATE

@@ -84,7 +84,8 @@ export interface ProductChange {
   delta_percent: number | null;
 }
 
-const KEYS = `unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[]) WITH ORDINALITY AS k(asin, marketplace, from_at, to_at, points, n)`;
+// asin as bpchar, the column's type: compared as text, the index on char(10) could not be used.
+const KEYS = `unnest($1::bpchar[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[]) WITH ORDINALITY AS k(asin, marketplace, from_at, to_at, points, n)`;
 const WINDOW = `o.asin = k.asin AND o.marketplace = k.marketplace AND o.observed_at >= k.from_at AND o.observed_at < k.to_at`;
 const MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint`;
 
