@@ -30,7 +30,7 @@ await runPart('stats', `stats: one ASIN among ${fmt(ROWS, 0)} observations`, {},
     SELECT 'BS' || lpad((i % ${ASINS})::text, 8, '0'), 'com',
       now() - make_interval(hours => i / ${ASINS}) - make_interval(secs => (i % ${ASINS}) / 100.0),
       'ok', 'https://www.amazon.com/dp/BS' || lpad((i % ${ASINS})::text, 8, '0'),
-      10 + ((i * 7919) % 5000) / 100.0, 'USD', 1000 + (i * 104729) % 100000, 'bench-1'
+      10 + ((i::bigint * 7919) % 5000) / 100.0, 'USD', 1000 + (i::bigint * 104729) % 100000, 'bench-1'
     FROM generate_series(0, ${ROWS - 1}) AS i`);
   console.log(`  inserted ${fmt(inserted, 0)} observations over ${ASINS} ASINs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   await bench.prisma.$executeRawUnsafe('ANALYZE observations');
