@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { storeObservation } from '../../core/observations.js';
+import { flushUsage } from '../../core/usage.js';
 import { version1Fields, type Product } from '../../core/product.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { accountMoney } from '../support/ledger.js';
@@ -96,6 +97,10 @@ describe('bulk task_post', () => {
     expect(tasks.find((t) => t.asin === 'B0BULK0002')!.data).toEqual({ asin: 'b0bulk0002', marketplace: 'US', tag: 'quoted, tag', priority: 2, note: 'x', api: 'retail', function: 'task_post' });
     for (const t of tasks) expect(app.started).toContain(t.id);
     await expectLedgerExact(who.id, 0.006, 10);
+    // Usage counts the upload as one task_post request carrying its rows.
+    await flushUsage(app.prisma);
+    const usage = await app.prisma.usageCounter.findMany({ where: { accountId: who.id } });
+    expect(usage.map((u) => [u.endpoint, u.requests, u.tasks, Number(u.cost)])).toEqual([['task_post', 1, 9, 0.006]]);
   });
 
   it('JSON Lines: one task object per line; lines that are not task objects, unstorable text and bad fields fail alone', async () => {
@@ -229,6 +234,9 @@ describe('exports', () => {
     expect(products.map((p) => p.price.amount)).toEqual(Array.from({ length: 1001 }, (_, i) => 1000 - i));
     expect(products[0]).toMatchObject({ asin: 'B0HIST0001', marketplace: 'com', observed_at: new Date(base + 1000 * 120_000).toISOString(), bsr: null });
     await expectLedgerExact(who.id, 0.001, 1);
+    await flushUsage(app.prisma);
+    const usage = await app.prisma.usageCounter.findMany({ where: { accountId: who.id } });
+    expect(usage.map((u) => [u.endpoint, u.requests, u.tasks, Number(u.cost)])).toEqual([['history_export', 1, 2, 0.001]]);
 
     const csv = await get(who, '/v1/retail/product/history/export?asin=B0HIST0001&marketplace=com&format=csv&date_from=2026-01-05&date_to=2026-01-05');
     expect(csv.headers.get('x-cost')).toBe('0.0005');
