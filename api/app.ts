@@ -14,6 +14,7 @@ import { errorEnvelope } from './rest/middleware/error-envelope.js';
 import { httpMetrics } from './rest/middleware/http-metrics.js';
 import { jsonBody } from './rest/middleware/json-body.js';
 import { metering } from './rest/middleware/metering.js';
+import { analyticsRoutes } from './rest/routes/analytics.routes.js';
 import { appendixRoutes } from './rest/routes/appendix.routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { monitoringRoutes } from './rest/routes/monitoring.routes.js';
@@ -51,7 +52,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(metering(deps));
   app.use(jsonBody());
   const rateLimits = new AccountRateLimits(deps.prisma);
-  for (const router of [systemRoutes(deps.prisma, deps.config, deps.logger), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), webhookLogRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
+  for (const router of [systemRoutes(deps.prisma, deps.config, deps.logger), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), analyticsRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), webhookLogRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }

@@ -168,6 +168,28 @@ export class AccountRateLimits {
     if (tasks > 0) await this.limiter(TASKS, limits.tasksPerMinute).reward(String(accountId), tasks);
   }
 
+  /**
+   * Takes up to `wanted` points of the account's tasks-per-minute window (bulk task_post: each chunk
+   * of valid rows takes what is left of the window); points beyond the limit are given back at once,
+   * so concurrent takers never hold more than the limit between them.
+   * @returns the points granted (0..wanted, the first rows of the chunk) and, when fewer than
+   *   wanted, the seconds until the window ends
+   */
+  async takeTasksUpTo(accountId: number, limits: AccountLimits, wanted: number): Promise<{ granted: number; retryAfterSeconds: number }> {
+    if (wanted <= 0) return { granted: 0, retryAfterSeconds: 0 };
+    const limiter = this.limiter(TASKS, limits.tasksPerMinute);
+    let result: RateLimiterRes;
+    try {
+      result = await limiter.consume(String(accountId), wanted);
+    } catch (refused) {
+      if (!(refused instanceof RateLimiterRes)) throw refused;
+      result = refused;
+    }
+    const refused = Math.min(wanted, Math.max(0, result.consumedPoints - limits.tasksPerMinute));
+    if (refused > 0) await limiter.reward(String(accountId), refused);
+    return { granted: wanted - refused, retryAfterSeconds: refused > 0 ? Math.max(1, Math.ceil(result.msBeforeNext / 1000)) : 0 };
+  }
+
   private async take(limiter: RateLimiterPostgres, accountId: number, points: number): Promise<void> {
     try {
       await limiter.consume(String(accountId), points);

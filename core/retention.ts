@@ -5,8 +5,9 @@
  *   every read already), with their webhook deliveries; unfinished tasks are the reconciler's;
  *   their ledger entries stay (the ledger is the account's history of money, `task_id` is a plain
  *   column), and so do the observations they point to;
- * - webhook deliveries, change events (kind `change`, with their deliveries) and rate-limit windows
- *   older than RETENTION_DAYS (a task's postback and pingback events go with the task);
+ * - webhook deliveries, change events (kind `change`, with their deliveries), bulk batches (with
+ *   their rows) and rate-limit windows older than RETENTION_DAYS (a task's postback and pingback
+ *   events go with the task);
  * - Idempotency-Key rows older than 24 hours (core/idempotency.ts);
  * - source reads older than 7 days (core/source-reads.ts).
  * Observations (the history we sell) are never touched. Deletes run in batches of `batchSize`
@@ -33,6 +34,31 @@ const TASKS: Statement = {
       LIMIT $2::int
     ), deleted AS (
       DELETE FROM tasks WHERE id IN (SELECT id FROM doomed) RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
+// Bulk batches: their rows first, a batch of rows per statement, then the emptied batches.
+const BATCH_ROWS: Statement = {
+  name: 'retention:batch-rows',
+  text: `WITH doomed AS (
+      SELECT r.batch_id, r.row FROM batch_rows r JOIN batches b ON b.id = r.batch_id
+      WHERE b.created_at < now() - $1::int * interval '1 day'
+      LIMIT $2::int
+    ), deleted AS (
+      DELETE FROM batch_rows USING doomed WHERE batch_rows.batch_id = doomed.batch_id AND batch_rows.row = doomed.row RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
+const BATCHES: Statement = {
+  name: 'retention:batches',
+  text: `WITH deleted AS (
+      DELETE FROM batches WHERE id IN (
+        SELECT id FROM batches b WHERE created_at < now() - $1::int * interval '1 day'
+          AND NOT EXISTS (SELECT 1 FROM batch_rows r WHERE r.batch_id = b.id)
+        LIMIT $2::int
+      ) RETURNING 1
     )
     SELECT count(*)::int AS n FROM deleted`,
 };
@@ -109,9 +135,11 @@ export async function purgeExpiredData(prisma: PrismaClient, options: RetentionO
   const tasks = await inBatches(TASKS, days);
   const webhookDeliveries = await inBatches(WEBHOOK_DELIVERIES, days);
   const changeEvents = await inBatches(CHANGE_EVENTS, days);
+  await inBatches(BATCH_ROWS, days);
+  const batches = await inBatches(BATCHES, days);
   const rateLimits = await inBatches(RATE_LIMITS, Date.now() - days * DAY_MS);
   const idempotencyKeys = await inBatches(IDEMPOTENCY_KEYS, IDEMPOTENCY_WINDOW_MS);
   const sourceReads = await pruneSourceReads(prisma);
   options.onBatch?.();
-  return { tasks, webhookDeliveries, changeEvents, rateLimits, idempotencyKeys, sourceReads };
+  return { tasks, webhookDeliveries, changeEvents, batches, rateLimits, idempotencyKeys, sourceReads };
 }

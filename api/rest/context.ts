@@ -14,6 +14,11 @@ export interface AppState {
   account?: AuthAccount;
   /** Set when the response is the stored first response of an Idempotency-Key: metered as a request without tasks or cost. */
   idempotentReplay?: boolean;
+  /**
+   * What a response that is not an envelope (a bulk upload's, an export) adds to the usage counters:
+   * its tasks and cost (USD), under `endpoint` when given (else the route's name).
+   */
+  usage?: { endpoint?: string; tasks: number; cost: number };
 }
 
 export type AppContext = ParameterizedContext<AppState> & RouterContext<AppState>;

@@ -93,10 +93,10 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
 }
 
 /** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2); labels for the operators' view. */
-interface StartRequest extends TaskLabels { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
+export interface StartRequest extends TaskLabels { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
 
 /** The deliveries of a task finished in the API, with what labels them for operators. */
-type WebhookStart = Parameters<TaskLauncher['startWebhooks']>[0] & { accountId: number };
+export type WebhookStart = Parameters<TaskLauncher['startWebhooks']>[0] & { accountId: number };
 
 /**
  * Starts a task's workflow; if Temporal refuses, the task fails with 50301 and is refunded (its
@@ -105,7 +105,7 @@ type WebhookStart = Parameters<TaskLauncher['startWebhooks']>[0] & { accountId: 
  *   started, or left charged without a workflow because the refund itself failed (the reconciler
  *   then starts or refunds it). Never rejects.
  */
-async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<DomainError | undefined> {
+export async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<DomainError | undefined> {
   try {
     await deps.launcher.start(task);
     return undefined;
@@ -128,7 +128,7 @@ async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Promise<D
  * Starts the webhook deliveries of a task finished in the API. The task is finished and stays in
  * tasks_ready whatever happens here, so a failure is logged, not answered.
  */
-async function startWebhooks(deps: ProductTaskDeps, task: WebhookStart): Promise<void> {
+export async function startWebhooks(deps: ProductTaskDeps, task: WebhookStart): Promise<void> {
   try {
     await deps.launcher.startWebhooks(task);
   } catch (error) {

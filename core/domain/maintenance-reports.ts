@@ -20,6 +20,8 @@ export interface RetentionReport {
   webhookDeliveries: number;
   /** Change events of alert rules (core/alerts.ts). */
   changeEvents: number;
+  /** Bulk batches (their `batch_rows` go first, uncounted). */
+  batches: number;
   rateLimits: number;
   idempotencyKeys: number;
   sourceReads: number;

@@ -34,6 +34,9 @@ const VALID: Record<string, { body?: unknown; query?: Record<string, string>; pa
   'POST /v1/retail/product/task_post': { body: [{ asin: ASIN, marketplace: 'com' }] },
   'POST /v1/retail/product/live': { body: [{ asin: ASIN, marketplace: 'com' }] },
   'POST /v1/retail/product/history': { body: [{ asin: ASIN, marketplace: 'com' }] },
+  'POST /v1/retail/product/stats': { body: [{ asin: ASIN, marketplace: 'com', days: 30, bucket: 'day' }] },
+  'GET /v1/retail/product/history/export': { query: { asin: ASIN, marketplace: 'com', format: 'csv', date_from: '2026-01-01', date_to: '2026-01-31' } },
+  'GET /v1/retail/product/batch_results/{batch_id}': { path: { batch_id: randomUUID() }, query: { format: 'jsonl' } },
   'POST /v1/retail/monitoring/add': { body: [{ asin: ASIN, marketplace: 'com', frequency: 'daily' }] },
   'POST /v1/retail/monitoring/delete': { body: [{ asin: ASIN, marketplace: 'de' }] },
   'GET /v1/retail/monitoring/list': { query: { limit: '10', offset: '0', tag: 't' } },
@@ -52,7 +55,8 @@ const VALID: Record<string, { body?: unknown; query?: Record<string, string>; pa
 };
 
 /**
- * What unstorable text in a field answers when it is not 40501 naming the field: task ids and
+ * What unstorable text in a field answers when it is not 40501 naming the field (by operation, or by
+ * operation and field): task ids, batch ids and
  * credentials tokens are looked up, and anything that is not one is unknown (404 / 40400); a file
  * of the API reference is one of a fixed list; GraphQL refuses a document, operation name or
  * variables it cannot read with 40000 (HTTP 200 under `application/json`, as GraphQL over HTTP wants).
@@ -60,13 +64,16 @@ const VALID: Record<string, { body?: unknown; query?: Record<string, string>; pa
 const UNSTORABLE_ANSWER: Record<string, { status: number[]; code: number }> = {
   'GET /v1/retail/product/task_get/{id}': { status: [404], code: 40400 },
   'POST /v1/appendix/webhook_deliveries/{event_id}/redeliver': { status: [404], code: 40400 },
+  // Its `format` query is refused naming it, as any other field.
+  'GET /v1/retail/product/batch_results/{batch_id} batch_id': { status: [404], code: 40400 },
   'GET /v1/public/credentials/{token}': { status: [404], code: 40400 },
   'GET /docs/assets/{file}': { status: [404], code: 40400 },
   'GET /graphql': { status: [200, 400], code: 40000 },
   'POST /graphql': { status: [200, 400], code: 40000 },
 };
 
-interface Answer { status: number; body: any }
+/** An answer; `cost` is the `X-Cost` header of a streamed export (USD), when there is one. */
+interface Answer { status: number; body: any; cost?: number }
 
 async function send(method: string, path: string, options: { body?: unknown; query?: Record<string, string>; auth?: false }): Promise<Answer> {
   const query = options.query ? `?${Object.entries(options.query).map(([k, v]) => `${k}=${percentEncode(v)}`).join('&')}` : '';
@@ -75,12 +82,14 @@ async function send(method: string, path: string, options: { body?: unknown; que
   const res = await fetch(app.url + path + query, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   const text = await res.text();
   let body: unknown = text;
-  try { body = JSON.parse(text); } catch { /* not JSON (431 from Node, a file) */ }
-  return { status: res.status, body };
+  try { body = JSON.parse(text); } catch { /* not JSON (431 from Node, a file, an export) */ }
+  const cost = res.headers.get('x-cost');
+  return { status: res.status, body, ...(cost === null ? {} : { cost: Number(cost) }) };
 }
 
-/** USD the response says it charged: an envelope's `cost`, a GraphQL payload's `cost`s. */
+/** USD the response says it charged: an envelope's `cost`, an export's `X-Cost`, a GraphQL payload's `cost`s. */
 function reportedCost(answer: Answer): number {
+  if (answer.cost !== undefined) return answer.cost;
   const body = answer.body;
   if (typeof body?.cost === 'number') return body.cost;
   return Object.values(body?.data ?? {}).reduce<number>((sum, payload: any) => sum + (typeof payload?.cost === 'number' ? payload.cost : 0), 0);
@@ -161,7 +170,7 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
         await expectSafe(label, answer, before);
         // A URL cannot carry an unpaired surrogate: its bytes decode to U+FFFD, which is storable.
         if (bad.kind === 'unstorable' && (target.location === 'body' || bad.value.includes('\u0000'))) {
-          const other = UNSTORABLE_ANSWER[target.operation];
+          const other = UNSTORABLE_ANSWER[`${target.operation} ${target.field}`] ?? UNSTORABLE_ANSWER[target.operation];
           if (other) {
             expect(other.status, label).toContain(answer.status);
             expect(answer.body?.status_code ?? answer.body?.errors?.[0]?.extensions?.code, label).toBe(other.code);
@@ -239,6 +248,22 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
     'Query.productHistory': {
       document: 'query($asin: String!, $marketplace: String!, $from: String, $to: String) { productHistory(asin: $asin, marketplace: $marketplace, from: $from, to: $to) { cost } }',
       variables: { asin: ASIN, marketplace: 'com' }, names: { from: 'date_from', to: 'date_to' },
+    },
+    'Query.product': {
+      document: 'query($asin: String!, $marketplace: String!) { product(asin: $asin, marketplace: $marketplace) { cost stats { observations } } }',
+      variables: { asin: ASIN, marketplace: 'com' },
+    },
+    'ProductAnalytics.stats': {
+      document: `query($window: StatsWindow) { product(asin: "${ASIN}", marketplace: "com") { cost stats(window: $window) { observations } } }`,
+      variables: { window: {} },
+    },
+    'ProductAnalytics.series': {
+      document: `query($window: StatsWindow) { product(asin: "${ASIN}", marketplace: "com") { cost series(window: $window, bucket: DAY) { points { at } } } }`,
+      variables: { window: {} },
+    },
+    'ProductAnalytics.changes': {
+      document: `query($window: StatsWindow) { product(asin: "${ASIN}", marketplace: "com") { cost changes(window: $window) { field } } }`,
+      variables: { window: {} },
     },
     'Mutation.postTasks': {
       document: 'mutation($tasks: [TaskPostInput!]!) { postTasks(tasks: $tasks) { cost results { statusCode statusMessage } } }',

@@ -2,7 +2,8 @@
  * Scheduled maintenance over the whole stack (real Temporal dev server, the worker with real
  * Chromium reading the synthetic replay pages, PGlite): the worker registers the Temporal Schedules
  * `retention-purge` and `task-reconciler`; a run of `retention-purge` deletes tasks (with their
- * webhook deliveries), webhook deliveries and rate-limit windows older than RETENTION_DAYS and
+ * webhook deliveries), webhook deliveries, bulk batches with their rows and rate-limit windows
+ * older than RETENTION_DAYS and
  * Idempotency-Key rows older than 24 hours, and keeps observations, ledger entries and whatever is
  * younger (operations-contract.md `RETENTION_DAYS`); a run of `task-reconciler` starts the workflow
  * of a charged task left without one, whose read then completes it.
@@ -93,6 +94,19 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
         { accountId, key: 'today', requestHash: 'b'.repeat(64), httpStatus: 200, response: '{}', createdAt: new Date(Date.now() - 3_600_000) },
       ],
     });
+    const batch = async (createdDaysAgo: number, taskId: string) => {
+      const id = newTaskId();
+      await prisma.batch.create({ data: { id, accountId, format: 'csv', state: 'done', rows: 2, createdAt: ago(createdDaysAgo) } });
+      await prisma.batchRow.createMany({
+        data: [
+          { batchId: id, row: 1, taskId, asin: 'B0OLD00001', marketplace: 'com', statusCode: 20100, statusMessage: 'Task Created.' },
+          { batchId: id, row: 2, statusCode: 40503, statusMessage: 'Invalid ASIN.' },
+        ],
+      });
+      return id;
+    };
+    const oldBatch = await batch(RETENTION_DAYS + 1, oldTask);
+    const youngBatch = await batch(RETENTION_DAYS - 1, youngTask);
     const ledgerBefore = await prisma.ledgerEntry.count({ where: { accountId } });
 
     await client.schedule.getHandle('retention-purge').trigger();
@@ -104,6 +118,8 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
     expect((await prisma.webhookEvent.findMany({ where: { kind: 'change' }, select: { id: true } })).map((e) => e.id)).toEqual(['00000000-0000-4000-8000-0000000000c2']);
     expect((await prisma.rateLimit.findMany({ where: { key: { in: ['req:old', 'req:recent'] } } })).map((r) => r.key)).toEqual(['req:recent']);
     expect((await prisma.idempotencyKey.findMany()).map((k) => k.key)).toEqual(['today']);
+    expect((await prisma.batch.findMany({ where: { id: { in: [oldBatch, youngBatch] } } })).map((b) => b.id)).toEqual([youngBatch]);
+    expect(await prisma.batchRow.count({ where: { batchId: { in: [oldBatch, youngBatch] } } })).toBe(2);
     expect(await prisma.observation.count({ where: { id: observationId } })).toBe(1);
     expect(await prisma.ledgerEntry.count({ where: { accountId } })).toBe(ledgerBefore);
     const money = await accountMoney(prisma, { id: accountId });

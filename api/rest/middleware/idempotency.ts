@@ -39,7 +39,8 @@ function requestHash(endpoint: string, body: unknown): string {
 
 /**
  * Answers `ctx` with `answer()`, at most once per account and Idempotency-Key when the header is
- * sent (see the module comment); without the header, simply with `answer()`.
+ * sent (see the module comment); without the header, simply with `answer()`. `request` is what
+ * identifies the request with the endpoint: the JSON body, or for a streamed body its digest.
  * @throws AppError 40501 (HTTP 400) naming `Idempotency-Key` when the key is empty, longer than
  *   255 characters or not visible ASCII; 40000 (HTTP 409) when the key was used with another
  *   request, or (with Retry-After) while its first request is still being answered; whatever
@@ -50,6 +51,7 @@ export async function answerIdempotently(
   deps: { prisma: PrismaClient; logger: Logger; rateLimits?: AccountRateLimits },
   endpoint: string,
   answer: () => Promise<JsonAnswer>,
+  request: unknown = ctx.request.json,
 ): Promise<void> {
   const header = ctx.headers[IDEMPOTENCY_HEADER.toLowerCase()];
   const account = ctx.state.account!;
@@ -57,7 +59,7 @@ export async function answerIdempotently(
   const key = Array.isArray(header) ? '' : header;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw DomainError.invalidField(IDEMPOTENCY_HEADER);
   const ids = { accountId: account.id, key };
-  const found = await reserveIdempotencyKey(deps.prisma, { ...ids, requestHash: requestHash(endpoint, ctx.request.json) });
+  const found = await reserveIdempotencyKey(deps.prisma, { ...ids, requestHash: requestHash(endpoint, request) });
   if (found.kind === 'mismatch') {
     throw new HttpError('BAD_REQUEST', { httpStatus: 409, message: `Bad Request. This ${IDEMPOTENCY_HEADER} was already used with another request (endpoint or body) in the last 24 hours.` });
   }

@@ -1,12 +1,14 @@
 /**
  * Reads a POST body as JSON (raw-body, 1 MiB limit → HTTP 413 / 40000; malformed JSON → 40000;
  * nested deeper than `MAX_JSON_DEPTH` → 40000). An empty body is no body (`undefined`): endpoints
- * that need one refuse it with their own 40000; a POST without one (redeliver) takes it.
+ * that need one refuse it with their own 40000; a POST without one (redeliver) takes it. A bulk
+ * task_post body (`isBulkUpload`) is left unread: its route streams it.
  */
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
 import { HttpError } from '../http-error.js';
 import { MAX_BODY_BYTES } from '../../../core/validation/task-body.js';
+import { bulkFormatOf } from '../../../core/validation/analytics.js';
 
 
 /**
@@ -35,9 +37,20 @@ declare module 'koa' {
   }
 }
 
+/** The path whose POST also takes a streamed bulk body (api/rest/bulk-upload.ts). */
+export const BULK_UPLOAD_PATH = '/v1/retail/product/task_post';
+
+/**
+ * True for a bulk task_post (`text/csv`, `application/x-ndjson`): its body is streamed by the route,
+ * never read here.
+ */
+export function isBulkUpload(ctx: { method: string; path: string; get(field: string): string }): boolean {
+  return ctx.method === 'POST' && ctx.path === BULK_UPLOAD_PATH && bulkFormatOf(ctx.get('content-type')) !== undefined;
+}
+
 export function jsonBody(): Middleware {
   return async (ctx, next) => {
-    if (ctx.method === 'POST') {
+    if (ctx.method === 'POST' && !isBulkUpload(ctx)) {
       let text: string;
       try {
         text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8', length: ctx.get('content-length') || undefined });

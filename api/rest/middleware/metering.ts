@@ -5,7 +5,9 @@
  * counter of (account, UTC day, endpoint). Requests refused with 401 never authenticated, so they
  * are not metered. A request-level error after authentication (404, 400, ...) counts as one
  * request with no tasks and no cost: that is the envelope the error middleware then sends. So
- * does a first response replayed for an Idempotency-Key (api/rest/middleware/idempotency.ts).
+ * does a first response replayed for an Idempotency-Key (api/rest/middleware/idempotency.ts). A
+ * response that is not an envelope (a bulk upload's batch, an export) says what it counts in
+ * `ctx.state.usage`.
  * The counts go to the process's in-memory usage meter (core/usage.ts), which writes them within a
  * second: metering costs no database statement on the request path.
  */
@@ -43,10 +45,10 @@ function isEnvelope(body: unknown): body is { tasks_count: number; cost: number 
  */
 export function metering(deps: { prisma: PrismaClient; logger: Logger }): Middleware<AppState> {
   return async (ctx, next) => {
-    const record = (tasks: number, cost: number) => {
+    const record = (tasks: number, cost: number, name?: string) => {
       const account = ctx.state.account;
       if (!account) return;
-      const endpoint = endpointName((ctx as { _matchedRoute?: unknown })._matchedRoute, ctx.path);
+      const endpoint = name ?? endpointName((ctx as { _matchedRoute?: unknown })._matchedRoute, ctx.path);
       void recordUsage(deps.prisma, { accountId: account.id, endpoint, tasks, cost }, deps.logger);
     };
     try {
@@ -56,6 +58,7 @@ export function metering(deps: { prisma: PrismaClient; logger: Logger }): Middle
       throw error;
     }
     if (ctx.state.idempotentReplay) record(0, 0);
+    else if (ctx.state.usage) record(ctx.state.usage.tasks, ctx.state.usage.cost, ctx.state.usage.endpoint);
     else if (isEnvelope(ctx.body)) record(ctx.body.tasks_count, ctx.body.cost);
   };
 }

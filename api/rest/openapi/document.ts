@@ -6,6 +6,7 @@
 import { createDocument, type ZodOpenApiObject } from 'zod-openapi';
 import { API_VERSION } from '../../../core/version.js';
 import { SECURITY_SCHEMES } from './operations.js';
+import { analyticsPaths } from './paths/analytics.js';
 import { appendixPaths } from './paths/appendix.js';
 import { graphqlPaths } from './paths/graphql.js';
 import { monitoringPaths } from './paths/monitoring.js';
@@ -30,7 +31,7 @@ export const UNDOCUMENTED_ROUTES: readonly { method: string; path: string; reaso
 const DESCRIPTION = `Product-page data of 12 marketplaces as queued tasks, live reads, history and monitoring.
 
 - Every response of the task-style endpoints is an **envelope**: check \`status_code\` at the top level and in every task (codes: GET /v1/appendix/errors).
-- POST bodies are JSON arrays of 1 to 100 task objects (live: exactly 1). Each element is validated on its own: a bad field fails only its task, unless no element is valid.
+- POST bodies are JSON arrays of 1 to 100 task objects (live: exactly 1); task_post also takes a CSV or JSON Lines upload of up to 100,000 rows. Each element is validated on its own: a bad field fails only its task, unless no element is valid.
 - A POST body over 1048576 bytes answers HTTP 413, a wrong method HTTP 405 (both code 40000); so does a body nested deeper than 32 levels with HTTP 400.
 - Text containing U+0000 or an unpaired UTF-16 surrogate cannot be stored: any field (or other key of a task object) holding it fails with 40501 naming it.
 - Authentication: HTTP Basic \`login:api_key\` or Bearer \`api_key\`.`;
@@ -55,7 +56,7 @@ export function createOpenApiDocument(options: { serverUrl?: string } = {}): Ope
     info: { title: 'Retail Product Data API', version: API_VERSION, description: DESCRIPTION },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl.replace(/\/+$/, '') }] } : {}),
     tags: TAGS,
-    paths: { ...productPaths, ...monitoringPaths, ...appendixPaths, ...webhookLogPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...referencePaths },
+    paths: { ...productPaths, ...analyticsPaths, ...monitoringPaths, ...appendixPaths, ...webhookLogPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...referencePaths },
     components: { securitySchemes: SECURITY_SCHEMES },
   };
   return createDocument(document);

@@ -2,10 +2,12 @@
  * Product endpoints under /v1/retail/product (api-spec.md "Product endpoints").
  */
 import { Router } from '@koa/router';
-import type { AccountRateLimits } from '../../../core/rate-limits.js';
+import { AccountRateLimits } from '../../../core/rate-limits.js';
 import type { AppState } from '../context.js';
 import { requireAuth } from '../middleware/auth.js';
 import { answerIdempotently } from '../middleware/idempotency.js';
+import { isBulkUpload } from '../middleware/json-body.js';
+import { bulkUpload } from './analytics.routes.js';
 import { history } from '../../services/history.js';
 import { live } from '../../services/live.js';
 import { taskPost, type ProductTaskDeps } from '../../services/product-tasks.js';
@@ -20,6 +22,7 @@ export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLim
 
   const idempotency = { prisma: deps.prisma, logger: deps.logger, rateLimits };
   router.post('/task_post', async (ctx) => {
+    if (isBulkUpload(ctx)) return bulkUpload(ctx, { ...deps, rateLimits: rateLimits ?? new AccountRateLimits(deps.prisma) }, idempotency);
     await answerIdempotently(ctx, idempotency, 'task_post', async () => ({ status: 200, body: renderEnvelope(await taskPost(deps, ctx.state.account!, ctx.request.json), ctx.state.startedAt) }));
   });
   router.get('/tasks_ready', async (ctx) => {

@@ -7,6 +7,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../../middleware/idempotency.js';
 import { historyTask, liveTask, taskArrayBody, taskGetParams, taskPostTask } from '../../../../core/validation/requests.js';
 import { envelopeOf, errorResponse, jsonOk, operation } from '../operations.js';
 import { product, tasksReadyRow } from '../resources.js';
+import { withBulkUpload } from './analytics.js';
 import { STATUS } from '../../../../core/domain/status-codes.js';
 
 const tags = ['product'];
@@ -24,7 +25,7 @@ const PAYMENT_REQUIRED = errorResponse([STATUS.PAYMENT_REQUIRED], 'The balance c
 /** Operations under /v1/retail/product. */
 export const productPaths: ZodOpenApiPathsObject = {
   '/v1/retail/product/task_post': {
-    post: operation({
+    post: withBulkUpload(operation({
       operationId: 'taskPost',
       tags,
       summary: 'Queue product reads',
@@ -34,7 +35,7 @@ export const productPaths: ZodOpenApiPathsObject = {
       header: idempotencyHeader,
       ok: jsonOk('Accepted tasks have status 20100. A task whose workflow could not be started answers 50301 and is not charged; one that failed unexpectedly answers 50000 and is not charged.', envelopeOf('TaskPostResponse', null, [STATUS.TASK_CREATED, STATUS.PAYMENT_REQUIRED, STATUS.INVALID_FIELD, STATUS.UNKNOWN_MARKETPLACE, STATUS.INVALID_ASIN, STATUS.INTERNAL_ERROR, STATUS.SOURCE_UNAVAILABLE])),
       responses: { 402: PAYMENT_REQUIRED, 403: errorResponse([STATUS.FEATURE_NOT_AVAILABLE], 'Priority 2 on a plan without high priority.'), 409: IDEMPOTENCY_CONFLICT },
-    }),
+    })),
   },
   '/v1/retail/product/tasks_ready': {
     get: operation({
