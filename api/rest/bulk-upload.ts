@@ -177,13 +177,20 @@ export async function spoolUpload(body: Readable, format: BulkFormat, contentLen
   const failed = (error: Error) => counted.destroy(error);
   body.on('error', failed);
   body.pipe(counted);
+  // What the row reader refused with: on Node 24, a pipeline whose last step throws rejects with
+  // the AbortError of the streams it then destroys, not with that step's error.
+  let refusal: unknown;
+  const refused = (error: unknown): never => {
+    refusal ??= error;
+    throw error;
+  };
   try {
     try {
       if (format === 'csv') {
         await pipeline(counted, utf8(), parse({ max_record_size: BULK_LIMITS.rowBytes, relax_column_count: true, skip_empty_lines: true }),
-          (records: AsyncIterable<string[]>) => spoolCsv(records, spool));
+          (records: AsyncIterable<string[]>) => spoolCsv(records, spool).catch(refused));
       } else {
-        await pipeline(counted, utf8(), split2({ maxLength: BULK_LIMITS.rowBytes }), (lines: AsyncIterable<string>) => spoolNdjson(lines, spool));
+        await pipeline(counted, utf8(), split2({ maxLength: BULK_LIMITS.rowBytes }), (lines: AsyncIterable<string>) => spoolNdjson(lines, spool).catch(refused));
       }
     } finally {
       body.off('error', failed);
@@ -193,7 +200,7 @@ export async function spoolUpload(body: Readable, format: BulkFormat, contentLen
     body.unpipe(counted);
     body.resume();
     await dispose();
-    throw readError(error, format, spool.rows);
+    throw readError(refusal ?? error, format, spool.rows);
   }
   if (spool.rows === 0) {
     await dispose();

@@ -39,7 +39,7 @@ async function sendSafely(label: string, body: string | Uint8Array, type: string
   const before = await accountMoney(app.prisma, { id: account.id });
   const batches = await app.prisma.batch.count();
   const answer = await send(body, type, headers);
-  expect(answer.status, label).toBeLessThan(500);
+  expect(answer.status, `${label}: ${JSON.stringify(answer.body).slice(0, 300)}`).toBeLessThan(500);
   const cost = typeof answer.body?.cost === 'number' ? answer.body.cost : 0;
   const after = await accountMoney(app.prisma, { id: account.id });
   expect(Math.round((before.balance - after.balance) * 1e6), label).toBe(Math.round(cost * 1e6));

@@ -32,7 +32,7 @@ async function check(url: string) {
     }
     const tables = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`);
     expect(tables.rows.map((r) => r.table_name)).toEqual([
-      '_prisma_migrations', 'access_requests', 'accounts', 'alert_rules', 'api_keys', 'idempotency_keys', 'ledger_entries', 'observations', 'rate_limits', 'source_reads', 'subscriptions', 'tasks', 'usage_counters', 'webhook_deliveries', 'webhook_events',
+      '_prisma_migrations', 'access_requests', 'accounts', 'alert_rules', 'api_keys', 'batch_rows', 'batches', 'idempotency_keys', 'ledger_entries', 'observations', 'rate_limits', 'source_reads', 'subscriptions', 'tasks', 'usage_counters', 'webhook_deliveries', 'webhook_events',
     ]);
     await expect(client.query(`INSERT INTO accounts (login, email, webhook_secret, balance) VALUES ('neg', 'n@x', 's', -1)`)).rejects.toThrow(/balance_non_negative/);
   } finally {
