@@ -177,8 +177,8 @@ export async function spoolUpload(body: Readable, format: BulkFormat, contentLen
   const failed = (error: Error) => counted.destroy(error);
   body.on('error', failed);
   body.pipe(counted);
-  // What the row reader refused with: on Node 24, a pipeline whose last step throws rejects with
-  // the AbortError of the streams it then destroys, not with that step's error.
+  // What the row reader refused with: a pipeline whose last step throws may reject with the
+  // AbortError of the streams it then destroys (a request socket), not with that step's error.
   let refusal: unknown;
   const refused = (error: unknown): never => {
     refusal ??= error;
