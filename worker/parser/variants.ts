@@ -2,6 +2,7 @@
 import type { Variant } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { query, queryAll } from './query.js';
+import { jsonValues } from './raw-json.js';
 import { clean, textOf } from './text.js';
 
 /**
@@ -20,52 +21,6 @@ export interface TwisterData {
   valuesByAsin: Map<string, string[]>;
   selected: Record<string, string>;
   currentAsin: string | null;
-}
-
-/** Reads the JSON value (object or array) that starts at `start` in `s`, balancing brackets and strings. */
-function jsonAt(s: string, start: number): string | null {
-  const open = s[start];
-  if (open !== '{' && open !== '[') return null;
-  let depth = 0;
-  let inStr = false;
-  for (let i = start; i < s.length && i < start + 2_000_000; i++) {
-    const c = s[i];
-    if (inStr) {
-      if (c === '\\') i++;
-      else if (c === '"') inStr = false;
-      continue;
-    }
-    if (c === '"') inStr = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) return s.slice(start, i + 1);
-    }
-  }
-  return null;
-}
-
-/** Every JSON value that follows `"key" :` in the raw page, in page order. */
-function jsonValues(raw: string, key: string): unknown[] {
-  const out: unknown[] = [];
-  const re = new RegExp(`"${key}"\\s*:\\s*`, 'g');
-  for (let m = re.exec(raw); m; m = re.exec(raw)) {
-    const start = m.index + m[0].length;
-    const c = raw[start];
-    if (c === '"') {
-      const end = raw.indexOf('"', start + 1);
-      out.push(raw.slice(start + 1, end));
-      continue;
-    }
-    const txt = jsonAt(raw, start);
-    if (!txt) continue;
-    try {
-      out.push(JSON.parse(txt));
-    } catch {
-      /* not JSON */
-    }
-  }
-  return out;
 }
 
 const isAsin = (s: string): boolean => /^[A-Z0-9]{10}$/.test(s);

@@ -1,0 +1,111 @@
+/** `buy_box`: the featured offer's merchant (product-page-contract.md "Version 2 fields", `buy_box`). */
+import type { BuyBox } from '../../core/product.js';
+import type { PageParts } from './page-parts.js';
+import { AMAZON_RETAIL_SELLERS, MERCHANT_SENTENCES, SHIPS_FROM_LABELS, SOLD_BY_LABELS, containsAny } from './locale.js';
+import { HIDDEN_COPY, featured } from './offer.js';
+import { queryAll } from './query.js';
+import { clean, textOf } from './text.js';
+
+/** The merchant rows: the tabular buy box, the newer "Ships from" / "Sold by" grid, the legacy merchant line. */
+export const BUY_BOX_PARTS: PageParts = {
+  ids: ['tabular-buybox', 'merchant-info', 'fulfillerInfoFeature_feature_div', 'merchantInfoFeature_feature_div', 'shipsFromSoldBy_feature_div'],
+};
+
+const hidden = (el: Element): boolean => el.matches(HIDDEN_COPY);
+
+/** `seller=` of a visible seller link inside `el`. */
+function sellerId(el: Element | null): string | null {
+  if (!el) return null;
+  for (const a of el.querySelectorAll('a[href*="seller="]')) {
+    if (a.closest(HIDDEN_COPY)) continue;
+    const m = /[?&]seller=([A-Z0-9]{8,20})(?:&|$)/.exec(a.getAttribute('href') ?? '');
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
+/** The value shown in a grid/tabular value cell (its message span, without hidden copies). */
+function cellText(cell: Element): string {
+  const msg = [...cell.querySelectorAll('.offer-display-feature-text-message, .tabular-buybox-text-message')].find((m) => !m.closest(HIDDEN_COPY));
+  return msg ? textOf(msg) : textOf(cell, hidden);
+}
+
+interface Merchant {
+  seller: string | null;
+  shipsFrom: string | null;
+  id: string | null;
+}
+
+/** Reads label/value rows (`.tabular-buybox-label` / `.offer-display-feature-label` and the value after each). */
+function readRows(containers: readonly Element[]): Merchant | null {
+  const m: Merchant = { seller: null, shipsFrom: null, id: null };
+  let any = false;
+  for (const box of containers) {
+    for (const label of box.querySelectorAll('.tabular-buybox-label, .offer-display-feature-label')) {
+      if (label.closest(HIDDEN_COPY)) continue;
+      const value = label.nextElementSibling;
+      if (!value || !value.matches('.tabular-buybox-text, .offer-display-feature-text')) continue;
+      const l = textOf(label).toLowerCase();
+      const v = cellText(value);
+      if (!v) continue;
+      if (m.shipsFrom === null && containsAny(l, SHIPS_FROM_LABELS)) {
+        m.shipsFrom = v;
+        any = true;
+      } else if (m.seller === null && containsAny(l, SOLD_BY_LABELS)) {
+        m.seller = v;
+        m.id = sellerId(value);
+        any = true;
+      }
+    }
+  }
+  return any ? m : null;
+}
+
+/** Reads the legacy one-line merchant text (`Ships from and sold by Amazon.com.`, `Sold by X and Fulfilled by Amazon.`). */
+function readSentence(el: Element): Merchant | null {
+  const full = textOf(el);
+  // The sentence ends at the first full stop followed by a space (names such as `Amazon.co.uk` keep theirs).
+  const sentence = clean(full.split(/\.\s/)[0]!.replace(/\.$/, ''));
+  const lower = sentence.toLowerCase();
+  for (const s of MERCHANT_SENTENCES) {
+    const m = s.re.exec(lower);
+    if (!m) continue;
+    const at = (g: number): string => {
+      const start = m.index + m[0].indexOf(m[g]!);
+      return clean(sentence.slice(start, start + m[g]!.length));
+    };
+    const link = [...el.querySelectorAll('#sellerProfileTriggerId, a[href*="seller="]')].find((a) => !a.closest(HIDDEN_COPY));
+    const seller = link ? textOf(link) || at(s.seller) : at(s.seller);
+    const shipsFrom = s.shipsFrom === 'same' ? seller : at(s.shipsFrom);
+    return { seller, shipsFrom, id: sellerId(el) };
+  }
+  return null;
+}
+
+const isAmazon = (name: string | null): boolean | null => (name === null ? null : AMAZON_RETAIL_SELLERS.includes(name.toLowerCase()));
+const shipsFromAmazon = (name: string | null): boolean | null => (name === null ? null : /^amazon(?:\.[a-z.]+)?$/i.test(name));
+
+/**
+ * Reads the featured offer's merchant: the grid or tabular rows first, else the merchant line; null when
+ * the page shows no featured offer's merchant (unavailable pages, a buy box of other offers only).
+ */
+export function readBuyBox(doc: Document): BuyBox | null {
+  const grid = [
+    featured(queryAll(doc, ['#tabular-buybox'])),
+    featured(queryAll(doc, ['#fulfillerInfoFeature_feature_div'])),
+    featured(queryAll(doc, ['#merchantInfoFeature_feature_div'])),
+  ].filter((e): e is Element => e !== null);
+  let m = grid.length ? readRows(grid) : null;
+  if (!m) {
+    const line = featured(queryAll(doc, ['#merchant-info']));
+    m = line ? readSentence(line) : null;
+  }
+  if (!m) return null;
+  return {
+    seller_name: m.seller,
+    seller_id: m.id,
+    ships_from: m.shipsFrom,
+    sold_by_amazon: isAmazon(m.seller),
+    fulfilled_by_amazon: shipsFromAmazon(m.shipsFrom),
+  };
+}
