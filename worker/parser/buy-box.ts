@@ -9,6 +9,7 @@ import { clean, textOf } from './text.js';
 /** The merchant rows: the tabular buy box, the newer "Ships from" / "Sold by" grid, the legacy merchant line. */
 export const BUY_BOX_PARTS: PageParts = {
   ids: ['tabular-buybox', 'merchant-info', 'fulfillerInfoFeature_feature_div', 'merchantInfoFeature_feature_div', 'shipsFromSoldBy_feature_div'],
+  scoped: { within: ['buybox'], classes: ['print-sold-by'] },
 };
 
 const hidden = (el: Element): boolean => el.matches(HIDDEN_COPY);
@@ -82,6 +83,14 @@ function readSentence(el: Element): Merchant | null {
   return null;
 }
 
+/** The e-book buy box's "Sold by:" row (`tr.print-sold-by`): a seller, no ships-from. */
+function readDigitalSeller(doc: Document): Merchant | null {
+  const row = featured(queryAll(doc, ['#buybox tr.print-sold-by']));
+  const cell = row?.querySelector('.a-color-base');
+  const seller = cell ? textOf(cell) : '';
+  return seller ? { seller, shipsFrom: null, id: sellerId(row) } : null;
+}
+
 const isAmazon = (name: string | null): boolean | null => (name === null ? null : AMAZON_RETAIL_SELLERS.includes(name.toLowerCase()));
 const shipsFromAmazon = (name: string | null): boolean | null => (name === null ? null : /^amazon(?:\.[a-z.]+)?$/i.test(name));
 
@@ -100,12 +109,14 @@ export function readBuyBox(doc: Document): BuyBox | null {
     const line = featured(queryAll(doc, ['#merchant-info']));
     m = line ? readSentence(line) : null;
   }
+  m ??= readDigitalSeller(doc);
   if (!m) return null;
   return {
     seller_name: m.seller,
     seller_id: m.id,
     ships_from: m.shipsFrom,
     sold_by_amazon: isAmazon(m.seller),
-    fulfilled_by_amazon: shipsFromAmazon(m.shipsFrom),
+    // Nothing ships from anywhere when no ships-from line is shown (digital offers): not fulfilled by Amazon.
+    fulfilled_by_amazon: m.seller !== null && m.shipsFrom === null ? false : shipsFromAmazon(m.shipsFrom),
   };
 }

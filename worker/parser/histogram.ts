@@ -55,8 +55,11 @@ function percentOf(row: Element): number | null {
   }
   const cells = row.querySelectorAll('td');
   const last = cells.length ? cells[cells.length - 1]! : null;
-  const m = last ? PERCENT.exec(textOf(last)) : null;
-  return m ? Number(m[1]) : null;
+  const lastText = last ? textOf(last) : '';
+  const m = PERCENT.exec(lastText);
+  if (m) return Number(m[1]);
+  // Older layouts show counts, with the percentage in a tooltip on every row but an empty one: a count of 0 is 0%.
+  return lastText === '0' ? 0 : null;
 }
 
 /** Reads one histogram container: all five rows with a star and a percentage, else null. */

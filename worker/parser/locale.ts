@@ -196,7 +196,7 @@ export const ABOUT_THIS_ITEM: readonly string[] = [
 
 /** Delivery-line prefixes before the place (lower-case, longest first where one contains another). */
 export const DELIVER_TO_PREFIXES: readonly string[] = [
-  'delivering to', 'deliver to', 'entregando em', 'entregar em', 'enviar para', 'enviar a', 'entrega en', 'entregar en',
+  'votre adresse de livraison', 'delivering to', 'deliver to', 'entregando em', 'entregar em', 'enviar para', 'enviar a', 'entrega en', 'entregar en',
   'liefern an', 'liefern nach', 'lieferung an', 'livrer à', 'livraison à', 'consegna a', 'spedizione a', 'お届け先',
 ];
 
@@ -261,6 +261,6 @@ export const COUPON_WORDS: readonly string[] = ['coupon', 'cupón', 'cupão', 'c
 
 /** Phrases of a Prime signal in the featured offer's price or delivery lines (lower-case). */
 export const PRIME_PHRASES: readonly string[] = [
-  'with amazon prime', 'prime members get free', 'free shipping for prime members', 'prime member price', 'für prime-mitglieder',
+  'with amazon prime', 'join prime to buy', 'prime members get free', 'free shipping for prime members', 'prime member price', 'für prime-mitglieder',
   'pour les membres prime', 'per i clienti prime', 'para miembros prime', 'para membros prime', 'prime会員',
 ];

@@ -11,22 +11,29 @@ import { CORE_IDS, SNS_ROW, parsePrice, priceText } from './price.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
-/** Where the buy box and price block may show a Prime badge. */
-const PRIME_SCOPES = ['price', 'unifiedPrice_feature_div', 'priceBadging_feature_div', 'buybox', ...CORE_IDS];
+/** Where the buy box and price block may show a Prime badge (the "Try fast, free shipping" upsell beside the price included). */
+const PRIME_SCOPES = ['price', 'unifiedPrice_feature_div', 'priceBadging_feature_div', 'buybox', 'primeUpsellPopover', ...CORE_IDS];
+/** Containers of the buy box whose struck prices are the featured offer's reference price. */
+const BUY_BOX_SCOPES = ['buybox', 'addToCart', 'mediaNoAccordion', 'buyBoxInner'];
+/**
+ * Rows of the featured offer that exist only for Prime-eligible offers: the Prime exclusive price row
+ * ("Join Prime to buy this item at $8.09") and the buy box's Prime free-trial option.
+ */
+const PRIME_ROWS = ['pep_feature_div', 'bbop'];
 
 /**
  * The strike-through reference price (core price block's `.basisPrice`, the legacy `#listPrice` and
  * `#price` strike rows), the Subscribe & Save rows, the coupon badge, and Prime badges of the buy box.
  */
 export const OFFER_PRICE_PARTS: PageParts = {
-  ids: ['listPrice', 'price', 'buyBoxInner', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
+  ids: [...PRIME_ROWS, 'listPrice', 'price', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
   idPrefixes: ['couponBadge', 'couponText'],
-  scoped: { within: [...CORE_IDS, ...PRIME_SCOPES], classes: ['basisPrice', 'a-icon-prime'] },
+  scoped: { within: [...CORE_IDS, ...PRIME_SCOPES, ...BUY_BOX_SCOPES], classes: ['basisPrice', 'a-icon-prime', 'a-text-price', 'a-text-strike'] },
 };
 
 const LIST_SOURCES: readonly string[][] = [
-  CORE_IDS.map((id) => `#${id} .basisPrice`),
-  ['#listPrice', '#price .priceBlockStrikePriceString', '#price .a-text-strike', '#buyBoxInner .a-text-strike'],
+  CORE_IDS.flatMap((id) => [`#${id} .basisPrice`, `#${id} .a-text-price[data-a-strike="true"]`]),
+  ['#listPrice', '#price .priceBlockStrikePriceString', '#price .a-text-strike', ...BUY_BOX_SCOPES.map((id) => `#${id} .a-text-strike`)],
 ];
 
 /** One price from a list of elements: every readable one must agree, else null. */
@@ -114,7 +121,9 @@ export function readCoupon(doc: Document, marketplace: Marketplace): Coupon | nu
 export function readPrime(doc: Document, hasOffer: boolean, deliveryText: string | null): boolean | null {
   if (!hasOffer) return null;
   const badges = queryAll(doc, PRIME_SCOPES.map((id) => `#${id} .a-icon-prime`));
-  if (badges.some((b) => !otherOffer(b) && !b.closest(HIDDEN_COPY) && !b.matches('.primeUpsellIcon, .olp-prime-badge'))) return true;
+  if (badges.some((b) => !otherOffer(b) && !b.closest('.a-popover-preload') && !b.matches('.aok-hidden, .olp-prime-badge'))) return true;
+  const rows = queryAll(doc, PRIME_ROWS.map((id) => `#${id}`)).filter((el) => !otherOffer(el));
+  if (rows.some((el) => /\bprime\b/i.test(textOf(el)))) return true;
   const priceLines = queryAll(doc, ['#price', '#priceBadging_feature_div', ...CORE_IDS.map((id) => `#${id}`)]).filter((el) => !otherOffer(el));
   const texts = [...priceLines.map((el) => textOf(el, (c) => c.matches(HIDDEN_COPY))), deliveryText ?? ''];
   return texts.some((t) => containsAny(t.toLowerCase(), PRIME_PHRASES));
