@@ -2,13 +2,14 @@
 import type { BuyBox } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { AMAZON_RETAIL_SELLERS, MERCHANT_SENTENCES, SHIPS_FROM_LABELS, SOLD_BY_LABELS, containsAny } from './locale.js';
-import { HIDDEN_COPY, featured } from './offer.js';
+import { HIDDEN_COPY, LEGACY_STOCK, featured, otherOffer } from './offer.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
 /** The merchant rows: the tabular buy box, the newer "Ships from" / "Sold by" grid, the legacy merchant line. */
 export const BUY_BOX_PARTS: PageParts = {
   ids: ['tabular-buybox', 'merchant-info', 'fulfillerInfoFeature_feature_div', 'merchantInfoFeature_feature_div', 'shipsFromSoldBy_feature_div'],
+  classes: ['buying'],
   scoped: { within: ['buybox'], classes: ['print-sold-by'] },
 };
 
@@ -62,11 +63,24 @@ function readRows(containers: readonly Element[]): Merchant | null {
   return any ? m : null;
 }
 
-/** Reads the legacy one-line merchant text (`Ships from and sold by Amazon.com.`, `Sold by X and Fulfilled by Amazon.`). */
-function readSentence(el: Element): Merchant | null {
-  const full = textOf(el);
-  // The sentence ends at the first full stop followed by a space (names such as `Amazon.co.uk` keep theirs).
-  const sentence = clean(full.split(/\.\s/)[0]!.replace(/\.$/, ''));
+/**
+ * Reads the legacy one-line merchant text (`Ships from and sold by Amazon.com.`, `Sold by X and
+ * Fulfilled by Amazon.`): the first sentence of `#merchant-info`, or any sentence of an older `.buying`
+ * block (`In Stock. Ships from and sold by Amazon.com.`).
+ * @param anySentence whether any sentence of the block may be the merchant line
+ */
+function readSentence(el: Element, anySentence = false): Merchant | null {
+  // A sentence ends at a full stop followed by a space (names such as `Amazon.co.uk` keep theirs) or at `。`.
+  const sentences = textOf(el).split(/(?<=\.)\s|(?<=。)/).map((x) => clean(x.replace(/[.。]$/, ''))).filter(Boolean);
+  for (const sentence of anySentence ? sentences : sentences.slice(0, 1)) {
+    const found = matchSentence(el, sentence);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** One sentence against the merchant sentence patterns. */
+function matchSentence(el: Element, sentence: string): Merchant | null {
   const lower = sentence.toLowerCase();
   for (const s of MERCHANT_SENTENCES) {
     const m = s.re.exec(lower);
@@ -110,6 +124,14 @@ export function readBuyBox(doc: Document): BuyBox | null {
     m = line ? readSentence(line) : null;
   }
   m ??= readDigitalSeller(doc);
+  if (!m) {
+    // Older layouts: the `.buying` block that holds the stock line also says who sells and ships.
+    for (const block of queryAll(doc, ['.buying'])) {
+      if (otherOffer(block) || !block.querySelector(LEGACY_STOCK)) continue;
+      m = readSentence(block, true);
+      if (m) break;
+    }
+  }
   if (!m) return null;
   return {
     seller_name: m.seller,

@@ -11,6 +11,7 @@ export const BSR_LABELS: readonly string[] = [
   'bestsellers rank',
   'best-sellers rank',
   'bestseller-rang',
+  'amazon bestseller:',
   'bestseller rang',
   'classement des meilleures ventes',
   'classifica bestseller',
@@ -80,6 +81,8 @@ export const BRAND_WRAPPERS: ReadonlyArray<readonly [string, string]> = [
   ['brand : ', ''],
   ['besuchen sie den ', '-store'],
   ['besuchen sie den ', ' store'],
+  ['besuche den ', '-store'],
+  ['besuche den ', ' store'],
   ['marke: ', ''],
   ['marke : ', ''],
   ['visiter la boutique ', ''],
@@ -232,6 +235,7 @@ export const MERCHANT_SENTENCES: ReadonlyArray<{ re: RegExp; seller: number; shi
   { re: /^(?:ships from and sold by|dispatched from and sold by|verkauf und versand durch|vendido y enviado por|vendido e enviado por|expédié et vendu par|vendu et expédié par|venduto e spedito da|spedito e venduto da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 'same' },
   { re: /^(?:sold by|verkauf durch|vendido por|vendu par|venduto da)\s+(.+?)\s+(?:and fulfilled by|and dispatched by|und versand durch|y gestionado por|y enviado por|e enviado por|e enviado pela|et expédié par|e spedito da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 2 },
   { re: /^(?:ships from|dispatched from|versand durch|enviado por|expédié par|spedito da)\s+(.+?)\s+(?:and sold by|und verkauf durch|y vendido por|e vendido por|et vendu par|e venduto da)\s+(.+?)\.?$/, seller: 2, shipsFrom: 1 },
+  { re: /この商品は、\s*(.+?)\s*が販売、発送します。?$/, seller: 1, shipsFrom: 'same' },
 ];
 
 /** Names of the marketplaces' own retail sellers (lower-case): the buy box's `sold_by_amazon`. */

@@ -17,23 +17,24 @@ const PRIME_SCOPES = ['price', 'unifiedPrice_feature_div', 'priceBadging_feature
 const BUY_BOX_SCOPES = ['buybox', 'addToCart', 'mediaNoAccordion', 'buyBoxInner'];
 /**
  * Rows of the featured offer that exist only for Prime-eligible offers: the Prime exclusive price row
- * ("Join Prime to buy this item at $8.09") and the buy box's Prime free-trial option.
+ * ("Join Prime to buy this item at $8.09"), the buy box's Prime free-trial option, and the older Prime
+ * stripe above the buy form ("Prime members get free standard delivery").
  */
-const PRIME_ROWS = ['pep_feature_div', 'bbop'];
+const PRIME_ROWS = ['pep_feature_div', 'bbop', 'PrimeStripeContent'];
 
 /**
  * The strike-through reference price (core price block's `.basisPrice`, the legacy `#listPrice` and
  * `#price` strike rows), the Subscribe & Save rows, the coupon badge, and Prime badges of the buy box.
  */
 export const OFFER_PRICE_PARTS: PageParts = {
-  ids: [...PRIME_ROWS, 'listPrice', 'price', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
+  ids: [...PRIME_ROWS, 'listPrice', 'listPriceValue', 'price', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
   idPrefixes: ['couponBadge', 'couponText'],
   scoped: { within: [...CORE_IDS, ...PRIME_SCOPES, ...BUY_BOX_SCOPES], classes: ['basisPrice', 'a-icon-prime', 'a-text-price', 'a-text-strike'] },
 };
 
 const LIST_SOURCES: readonly string[][] = [
   CORE_IDS.flatMap((id) => [`#${id} .basisPrice`, `#${id} .a-text-price[data-a-strike="true"]`]),
-  ['#listPrice', '#price .priceBlockStrikePriceString', '#price .a-text-strike', ...BUY_BOX_SCOPES.map((id) => `#${id} .a-text-strike`)],
+  ['#listPrice', '#listPriceValue', '#price .priceBlockStrikePriceString', '#price .a-text-strike', ...BUY_BOX_SCOPES.map((id) => `#${id} .a-text-strike`)],
 ];
 
 /** One price from a list of elements: every readable one must agree, else null. */

@@ -4,7 +4,7 @@
  */
 
 /** Containers of offers that are never the featured new offer. */
-export const NOT_FEATURED = '[id*="usedAccordionRow"], #usedBuySection, #usedBuyBox, #usedbuyBox, [id*="tradeIn"], #aod-container, #olp_feature_div, #mbc';
+export const NOT_FEATURED = '[id*="usedAccordionRow"], #usedBuySection, #usedBuyBox, #usedbuyBox, [id*="tradeIn"], #aod-container, #olp_feature_div, #mbc, [id^="buyboxused"]';
 
 /** Hidden copies (popover bodies, hidden triggers) that repeat what the page shows. */
 export const HIDDEN_COPY = '.a-popover-preload, .aok-hidden, [data-action="a-popover"] .a-popover-trigger';
@@ -16,3 +16,6 @@ export const otherOffer = (el: Element): boolean => el.closest(NOT_FEATURED) !==
 export function featured(els: readonly Element[]): Element | null {
   return els.find((el) => !otherOffer(el)) ?? null;
 }
+
+/** The stock line of older (2008–2014) buy blocks: `span.availGreen` "In Stock." and its orange / red forms. */
+export const LEGACY_STOCK = '.availGreen, .availOrange, .availRed';

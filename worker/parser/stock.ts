@@ -7,7 +7,7 @@ import type { PageParts } from './page-parts.js';
 import {
   AVAILABILITY_PHRASES, DELIVER_TO_PREFIXES, LOW_STOCK_PATTERNS, NO_PLACE_PHRASES, TRAILING_LINK_TEXTS, containsAny,
 } from './locale.js';
-import { featured, otherOffer } from './offer.js';
+import { LEGACY_STOCK, featured, otherOffer } from './offer.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
@@ -37,11 +37,12 @@ export function availabilityStatus(text: string): { status: AvailabilityStatus; 
 }
 
 /**
- * The featured offer's `#availability` line (the first one outside other offers' rows); null when the
- * page shows none or the featured offer's line is empty.
+ * The featured offer's `#availability` line (the first one outside other offers' rows; older layouts:
+ * the stock span of the `.buying` block, without the help link after it); null when the page shows none
+ * or the featured offer's line is empty.
  */
 export function readAvailability(doc: Document): Availability | null {
-  const el = featured(queryAll(doc, ['#availability']));
+  const el = featured(queryAll(doc, ['#availability'])) ?? featured(queryAll(doc, ['.buying']).flatMap((b) => [...b.querySelectorAll(LEGACY_STOCK)]));
   const text = el ? textOf(el) : '';
   if (!text) return null;
   return { text, ...availabilityStatus(text) };
