@@ -20,8 +20,8 @@ import { IMAGE_PARTS, readImage } from './image.js';
 import { OFFER_PRICE_PARTS, readCoupon, readListPrice, readPrime, readSubscribeSavePrice } from './offer-price.js';
 import { TITLE_PARTS, decidePageKind, readTitle } from './page-kind.js';
 import { stripScriptsAndStyles } from './prepare.js';
-import { PRICE_PARTS, readPrice } from './price.js';
-import { qualityOf, shownPriceState } from './quality.js';
+import { PRICE_PARTS, readPriceState } from './price.js';
+import { qualityOf } from './quality.js';
 import { query } from './query.js';
 import { RATING_PARTS, readRating, readRatingsCount } from './rating.js';
 import { STOCK_PARTS, readAvailability, readDelivery } from './stock.js';
@@ -54,7 +54,7 @@ function readFields(doc: Document, html: string, title: string, marketplace: Mar
   const twisterData = readTwisterData(html);
   const sel = twisterData ? readTwister(doc, twisterData) : readFormatSwatches(doc, pageAsin(doc, null));
   const bsr = readBsr(doc);
-  const price = readPrice(doc, marketplace);
+  const { price, state: priceState } = readPriceState(doc, marketplace);
   const rating = readRating(doc);
   const imageUrl = readImage(doc);
   const buyBox = readBuyBox(doc);
@@ -85,7 +85,7 @@ function readFields(doc: Document, html: string, title: string, marketplace: Mar
     categories: readCategories(doc),
     rating_histogram: readHistogram(doc, rating),
   } satisfies Omit<ProductFields, 'quality'>;
-  const fields: ProductFields = { ...base, quality: qualityOf(base, { hasOffer, price: price ? 'read' : shownPriceState(doc, marketplace) }) };
+  const fields: ProductFields = { ...base, quality: qualityOf(base, { hasOffer, price: priceState }) };
   return { kind: 'product', fields };
 }
 

@@ -7,20 +7,9 @@ import type { Coupon, Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { COUPON_WORDS, PRIME_PHRASES, TRAILING_LINK_TEXTS, containsAny } from './locale.js';
 import { HIDDEN_COPY, otherOffer } from './offer.js';
-import { parsePrice } from './price.js';
+import { CORE_IDS, SNS_ROW, parsePrice, priceText } from './price.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
-
-/** Containers of the modern core price block (ids). */
-export const CORE_IDS = ['corePrice_feature_div', 'corePriceDisplay_desktop_feature_div', 'corePrice_desktop', 'apex_desktop', 'apex_offerDisplay_desktop'];
-/** Subscribe & Save rows: a struck "One-Time Price" there is not a list price. */
-const SNS_ROW = '#snsAccordionRowMiddle, #sns-base-price, [id*="subscribe" i], [class*="subscribe" i], [id^="sns"]';
-
-/** Text of a money element: the screen-reader copy of an `.a-price` when present, else the element's text. */
-function moneyText(el: Element): string {
-  const off = el.matches('.a-price') ? el.querySelector(':scope > .a-offscreen') : null;
-  return textOf(off ?? el);
-}
 
 /** Where the buy box and price block may show a Prime badge (the "Try fast, free shipping" upsell beside the price included). */
 const PRIME_SCOPES = ['price', 'unifiedPrice_feature_div', 'priceBadging_feature_div', 'buybox', 'primeUpsellPopover', ...CORE_IDS];
@@ -50,7 +39,7 @@ const LIST_SOURCES: readonly string[][] = [
 
 /** One price from a list of elements: every readable one must agree, else null. */
 function agreed(els: readonly Element[], marketplace: Marketplace): Price | null | undefined {
-  const texts = els.map((el) => moneyText(el.querySelector('.a-price') ?? el)).filter((t) => t !== '');
+  const texts = els.map((el) => priceText(el.querySelector('.a-price') ?? el)).filter((t) => t !== '');
   if (texts.length === 0) return undefined;
   const prices = texts.map((t) => parsePrice(t, marketplace));
   const first = prices[0];
@@ -77,7 +66,7 @@ export function readSubscribeSavePrice(doc: Document, marketplace: Marketplace):
   for (const row of rows) {
     const el = row.querySelector('.a-price, .a-color-price');
     if (!el || el.closest('.a-text-strike')) continue;
-    const p = parsePrice(moneyText(el), marketplace);
+    const p = parsePrice(priceText(el), marketplace);
     if (p) return p;
   }
   return null;

@@ -1,12 +1,5 @@
 /** `quality`: which applicable fields were read, and why each applicable field left null is missing (product-page-contract.md). */
-import type { Marketplace } from '../../core/marketplaces.js';
 import { OBSERVATION_FORMAT_VERSION, type MissingReason, type ProductFields, type Quality } from '../../core/product.js';
-import { MONEY } from './locale.js';
-import { CORE_IDS } from './offer-price.js';
-import { otherOffer } from './offer.js';
-import { parsePrice } from './price.js';
-import { queryAll } from './query.js';
-import { clean, textOf } from './text.js';
 
 /** The page-derived fields the quality block accounts for, in Product order (`status` is the page kind, not a read). */
 export const QUALITY_FIELDS = [
@@ -50,26 +43,6 @@ export function qualityOf(fields: Omit<ProductFields, 'quality'>, facts: Quality
     missing.push({ field: f, reason });
   }
   return { version: OBSERVATION_FORMAT_VERSION, fields_read: applicable.length - missing.length, fields_applicable: applicable.length, missing };
-}
-
-/**
- * Why a page whose price was not read shows none: `absent` when its core price block shows no price to
- * pay; else `other_currency` when that price names another marketplace's currency, `unreadable` when
- * it does not parse (a range, several amounts).
- */
-export function shownPriceState(doc: Document, marketplace: Marketplace): QualityFacts['price'] {
-  const shown = queryAll(doc, CORE_IDS.flatMap((id) => [`#${id} .priceToPay`, `#${id} .apexPriceToPay`]))
-    .filter((el) => !otherOffer(el))
-    .map((el) => textOf(el.querySelector('.a-offscreen') ?? el))
-    .filter((t) => t !== '');
-  if (shown.length === 0) return 'absent';
-  const t = clean(shown[0]!).toLowerCase();
-  if (parsePrice(shown[0]!, marketplace) === null) {
-    const own = MONEY[marketplace.code].tokens;
-    const other = Object.values(MONEY).some((m) => m.tokens.some((tok) => !own.includes(tok) && t.includes(tok)));
-    if (other) return 'other_currency';
-  }
-  return 'unreadable';
 }
 
 /** The quality block of a not-found page: no field is applicable. */
