@@ -14,6 +14,7 @@ import type { AuthAccount } from '../../core/authentication.js';
 import type { MonitorLauncher } from '../services/monitor-launcher.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';
 import type { WebhookLauncher } from '../../core/temporal/webhook-launcher.js';
+import { OBSERVATION_INCLUDE, type ObservationRow } from '../../core/observations.js';
 import { deliveriesLoader } from './deliveries.js';
 
 /** What the GraphQL layer needs: the same dependencies the REST routes get (api/app.ts AppDeps). */
@@ -24,7 +25,6 @@ export interface GraphQLDeps extends ProductTaskDeps {
   webhookLauncher?: WebhookLauncher;
 }
 
-type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
 type TaskRow = NonNullable<Awaited<ReturnType<PrismaClient['task']['findUnique']>>>;
 type SubscriptionRow = NonNullable<Awaited<ReturnType<PrismaClient['subscription']['findUnique']>>>;
 
@@ -60,7 +60,7 @@ function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | 
 export function createLoaders(prisma: PrismaClient, account: AuthAccount | undefined): Loaders {
   const accountId = account?.id ?? -1;
   return {
-    observation: new DataLoader(async (ids) => byKey(ids, await prisma.observation.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id)),
+    observation: new DataLoader(async (ids) => byKey(ids, await prisma.observation.findMany({ where: { id: { in: [...ids] } }, include: OBSERVATION_INCLUDE }), (r) => r.id)),
     task: new DataLoader(async (ids) => byKey(ids, await prisma.task.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
     subscription: new DataLoader(async (ids) => byKey(ids, await prisma.subscription.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
     deliveries: deliveriesLoader(prisma),

@@ -8,8 +8,9 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
+import { OBSERVATION_INCLUDE, type ObservationRow } from '../../core/observations.js';
 
-export type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
+export type { ObservationRow };
 
 /** A position in a subscription's deliveries: (observed_at, id). */
 export interface DeliveryCursor {
@@ -84,7 +85,7 @@ export function deliveriesLoader(prisma: PrismaClient): DataLoader<DeliveryPage,
       }
     }
     const allIds = [...idsByPage.values()].flat();
-    const rows = allIds.length ? await prisma.observation.findMany({ where: { id: { in: allIds } } }) : [];
+    const rows = allIds.length ? await prisma.observation.findMany({ where: { id: { in: allIds } }, include: OBSERVATION_INCLUDE }) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
     return pages.map((page) => (idsByPage.get(`${page.subscriptionId}|${shapeOf(page)}`) ?? []).flatMap((id) => byId.get(id) ?? []));
   }, { cacheKeyFn: (page) => `${page.subscriptionId}|${shapeOf(page)}` });

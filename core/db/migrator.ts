@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { backfillObservations } from './observation-backfill.js';
+import { ensureObservationPartitions } from './observation-partitions.js';
 
 /** The project's migrations folder (SQL is not compiled, so from dist/ it is the source tree's). */
 export const MIGRATIONS_DIR = [
@@ -83,7 +85,20 @@ export interface Queryable {
 }
 
 /**
- * Applies every pending migration, each in its own transaction, under Prisma's advisory lock.
+ * The data steps after the SQL migrations: the resumable backfill of observations stored in the
+ * layout before version 2, then the monthly partitions of observations ahead of time (both no-ops
+ * when there is nothing to do, and skipped on a database whose migrations predate them).
+ */
+async function afterMigrations(client: pg.Client): Promise<void> {
+  const has = await client.query<{ ok: boolean }>(`SELECT to_regproc('observation_partitions_ensure') IS NOT NULL AS ok`);
+  if (!has.rows[0]?.ok) return;
+  await backfillObservations(client);
+  await ensureObservationPartitions(client);
+}
+
+/**
+ * Applies every pending migration, each in its own transaction, under Prisma's advisory lock, then
+ * the data steps (`afterMigrations`).
  * @returns the names applied now.
  * @throws on the first failing migration (its row keeps the error in `logs`, as Prisma records it).
  */
@@ -116,6 +131,7 @@ export async function applyMigrations(url: string, dir: string = MIGRATIONS_DIR)
         }
         done.push(migration.name);
       }
+      await afterMigrations(client);
       return done;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK_KEY]);

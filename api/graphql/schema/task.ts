@@ -10,7 +10,7 @@
 import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
 import { isUuid } from '../../../core/ids.js';
-import { toProduct } from '../../../core/observations.js';
+import { OBSERVATION_INCLUDE, toProduct } from '../../../core/observations.js';
 import type { TaskOutcome } from '../../../core/domain/outcomes.js';
 import { taskPost } from '../../services/product-tasks.js';
 import { readRequestFields } from '../../../core/validation/read-fields.js';
@@ -54,7 +54,7 @@ export const TaskRef = builder.prismaObject('Task', {
       type: ProductRef,
       nullable: true,
       description: 'The Product once the task completed with 20000 (what task_get returns), else null.',
-      select: { statusCode: true, observation: true },
+      select: { statusCode: true, observation: { include: OBSERVATION_INCLUDE } },
       resolve: (task) => (task.statusCode === STATUS.OK && task.observation ? toProduct(task.observation) : null),
     }),
   }),
