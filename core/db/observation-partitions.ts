@@ -5,7 +5,10 @@
  * OBSERVATION_RETENTION_DAYS. The work is done by the database functions of migration
  * 20261127100000_observations_partitioned, one statement each, so it is atomic.
  */
-import type { Queryable } from './migrator.js';
+/** Anything that runs SQL with `$n` parameters and returns rows (pg client, `prismaQueryable`). */
+export interface Queryable {
+  query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
 
 /** Months created ahead of the current one. */
 export const PARTITION_MONTHS_AHEAD = 3;
