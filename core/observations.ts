@@ -61,11 +61,29 @@ export async function insertObservation(prisma: PrismaClient | Prisma.Transactio
   }
 }
 
+/** A stored observation: its id, time and Product. */
+export interface StoredObservation {
+  id: bigint;
+  observedAt: Date;
+  product: Product;
+}
+
+const BY_IDS = `SELECT ${OBSERVATION_JSON} FROM observations o ${OBSERVATION_JOINS} WHERE o.id = ANY($1::text[]::bigint[])`;
+
+/**
+ * Stored observations by id, in one statement whatever their number (missing ids are absent from
+ * the map). Each id probes the primary key of every partition (ids carry no time).
+ */
+export async function observationsById(prisma: PrismaClient | Prisma.TransactionClient, ids: readonly bigint[]): Promise<Map<bigint, StoredObservation>> {
+  if (ids.length === 0) return new Map();
+  const rows = await prisma.$queryRawUnsafe<{ observation: ObservationJson }[]>(BY_IDS, [...new Set(ids)].map(String));
+  return new Map(rows.map(({ observation: o }) => [BigInt(o.id), { id: BigInt(o.id), observedAt: new Date(o.observed_at), product: productFromJson(o) }]));
+}
+
 /** Products of stored observations by id (missing ids are absent from the map). */
 export async function productsById(prisma: PrismaClient | Prisma.TransactionClient, ids: readonly bigint[]): Promise<Map<bigint, Product>> {
-  if (ids.length === 0) return new Map();
-  const rows = await prisma.observation.findMany({ where: { id: { in: [...ids] } }, include: OBSERVATION_INCLUDE });
-  return new Map(rows.map((row) => [row.id, productFromRow(row)]));
+  const stored = await observationsById(prisma, ids);
+  return new Map([...stored].map(([id, o]) => [id, o.product]));
 }
 
 /** Which stored observations of one product `readHistory` returns. */
