@@ -18,6 +18,7 @@ import { MIGRATIONS_DIR, applyMigrations, listMigrations } from '../../core/db/m
 import { storeObservation } from '../../core/observations.js';
 import { version1Fields, type Bsr, type Product, type Variant } from '../../core/product.js';
 import { apiClient, type ApiClient } from '../support/http.js';
+import { GRAPHQL_PRODUCT_FIELDS, graphqlProductOf } from '../support/observations.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -77,18 +78,6 @@ function legacyProduct(o: Record<string, any>): Product {
     details: (o.details as Record<string, string> | null) ?? {}, parser_version: o.parser_version, ...version1Fields(),
   };
 }
-
-/** GraphQL's Product fields as the schema answers them for a REST Product. */
-function graphqlProduct(p: Product) {
-  return {
-    asin: p.asin, marketplace: p.marketplace, url: p.url, observedAt: p.observed_at, status: p.status, title: p.title, byline: p.byline,
-    variant: p.variant, variants: p.variants.map((v) => ({ name: v.name, asin: v.asin })), price: p.price, bsr: p.bsr, rating: p.rating, ratingsCount: p.ratings_count, imageUrl: p.image_url,
-    details: Object.entries(p.details).map(([label, value]) => ({ label, value })), parserVersion: p.parser_version,
-  };
-}
-
-const PRODUCT_FIELDS = `asin marketplace url observedAt status title byline variant variants { name asin } price { amount currency }
-  bsr { rank category subcategories { rank category } } rating ratingsCount imageUrl details { label value } parserVersion`;
 
 const postgresPrerequisite = await postgres();
 
@@ -180,9 +169,9 @@ for (const database of ['pglite', 'postgres'] as const) {
         const lines = typeof exported.body === 'string' ? exported.body.trimEnd().split('\n') : [JSON.stringify(exported.body)];
         expect(lines).toEqual(expected.map((p) => JSON.stringify(p)));
 
-        const graph = await gql(`query($asin: String!, $marketplace: String!) { productHistory(asin: $asin, marketplace: $marketplace) { products { ${PRODUCT_FIELDS} } } }`, { asin, marketplace });
+        const graph = await gql(`query($asin: String!, $marketplace: String!) { productHistory(asin: $asin, marketplace: $marketplace) { products { ${GRAPHQL_PRODUCT_FIELDS} } } }`, { asin, marketplace });
         expect(graph.body.errors).toBeUndefined();
-        expect(JSON.stringify(graph.body.data.productHistory.products)).toBe(JSON.stringify(expected.map(graphqlProduct)));
+        expect(JSON.stringify(graph.body.data.productHistory.products)).toBe(JSON.stringify(expected.map(graphqlProductOf)));
       }
       for (const [id, product] of legacy) {
         const res = await rest.get(`/v1/retail/product/task_get/${taskIds.get(id)}`);
@@ -192,15 +181,15 @@ for (const database of ['pglite', 'postgres'] as const) {
           continue;
         }
         expect(JSON.stringify(task.result[0])).toBe(JSON.stringify(product));
-        const graph = await gql(`query($id: ID!) { task(id: $id) { product { ${PRODUCT_FIELDS} } } }`, { id: taskIds.get(id) });
-        expect(JSON.stringify(graph.body.data.task.product)).toBe(JSON.stringify(graphqlProduct(product)));
+        const graph = await gql(`query($id: ID!) { task(id: $id) { product { ${GRAPHQL_PRODUCT_FIELDS} } } }`, { id: taskIds.get(id) });
+        expect(JSON.stringify(graph.body.data.task.product)).toBe(JSON.stringify(graphqlProductOf(product)));
       }
       const list = await rest.get('/v1/retail/monitoring/list');
       expect(JSON.stringify(list.body.tasks[0].result[0].latest_observation)).toBe(JSON.stringify(answered.get(latestId)));
-      const subs = await gql(`{ subscriptions { edges { node { latestObservation { ${PRODUCT_FIELDS} } observations(first: 10) { edges { node { id product { title } } } } } } } }`);
+      const subs = await gql(`{ subscriptions { edges { node { latestObservation { ${GRAPHQL_PRODUCT_FIELDS} } observations(first: 10) { edges { node { id product { title } } } } } } } }`);
       expect(subs.body.errors).toBeUndefined();
       const node = subs.body.data.subscriptions.edges[0].node;
-      expect(JSON.stringify(node.latestObservation)).toBe(JSON.stringify(graphqlProduct(answered.get(latestId)!)));
+      expect(JSON.stringify(node.latestObservation)).toBe(JSON.stringify(graphqlProductOf(answered.get(latestId)!)));
       expect(node.observations.edges.map((e: any) => e.node.id)).toEqual(legacy.filter(([id, p]) => p.asin === 'B0MIGR0001' && id !== legacy[0]![0])
         .sort(([ia, a], [ib, b]) => Date.parse(b.observed_at) - Date.parse(a.observed_at) || Number(BigInt(ib) - BigInt(ia))).map(([id]) => id));
     });

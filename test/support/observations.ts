@@ -1,43 +1,14 @@
 /**
  * Stored observations for tests: Products with every version 2 field filled with realistic values
- * (`withVersion2Fields`), and rows written through the observation repository from the flat shape
+ * (`withVersion2Fields`, shared with the benchmarks), and rows written through the observation repository from the flat shape
  * tests describe them in (`storeRows`).
  */
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { insertObservation } from '../../core/observations.js';
-import { OBSERVATION_FORMAT_VERSION, version1Fields, type Product } from '../../core/product.js';
+import { version1Fields, type Product } from '../../core/product.js';
+import { withVersion2Fields } from '../../bench/pages.js';
 
-/**
- * `product` with every version 2 field set to a realistic value (unicode text without NUL, the
- * product's currency); `seed` varies the volatile ones (prices, coupon, stock, histogram).
- */
-export function withVersion2Fields(product: Product, seed = 0): Product {
-  const currency = product.price?.currency ?? 'USD';
-  const base = product.price?.amount ?? 19.99;
-  return {
-    ...product,
-    list_price: { amount: Math.round((base * 1.25 + seed) * 100) / 100, currency },
-    subscribe_save_price: { amount: Math.round(base * 0.95 * 100) / 100, currency },
-    coupon: seed % 2 === 0
-      ? { text: 'Apply 10% coupon', percent: 10, amount: null }
-      : { text: `Save ${currency === 'EUR' ? '2,00 €' : '$2.00'} with coupon`, percent: null, amount: { amount: 2, currency } },
-    prime: seed % 3 !== 2,
-    buy_box: { seller_name: 'Amazon EU S.à r.l. – Ünïcödé “Händler”', seller_id: 'A3JWKAKR8XB7XF', ships_from: 'Amazon', sold_by_amazon: true, fulfilled_by_amazon: true },
-    availability: seed % 4 === 3
-      ? { status: 'low_stock', text: `Only ${seed % 9 + 1} left in stock - order soon.`, quantity: seed % 9 + 1 }
-      : { status: 'in_stock', text: 'In Stock', quantity: null },
-    delivery: { location: 'Palisades Park 07024', promise: 'FREE delivery Monday, December 1 on orders shipped by Amazon over $35' },
-    feature_bullets: ['Langlebig – aus recyceltem Material 🌱', 'Größe: 30 × 20 cm; Gewicht 250 g', 'Lieferumfang: 1 Stück, 日本語の説明'],
-    description: 'Ein ausführlicher Text mit Umlauten (äöüß), Anführungszeichen „so“ und Emoji ✨.\nZweite Zeile — mit Gedankenstrich.',
-    images: [product.image_url ?? 'https://m.media-amazon.com/images/I/71abc.jpg', 'https://m.media-amazon.com/images/I/81def.jpg'],
-    categories: ['Küche, Haushalt & Wohnen', 'Kochen & Backen', 'Backformen'],
-    rating_histogram: { '5': 61 + (seed % 5), '4': 20, '3': 9, '2': 4, '1': 6 - (seed % 5) },
-    quality: {
-      version: OBSERVATION_FORMAT_VERSION, fields_read: 27, fields_applicable: 29,
-      missing: [{ field: 'subscribe_save_price', reason: 'not_on_page' }, { field: 'seller_id', reason: 'unreadable' }],
-    },
-  };
-}
+export { withVersion2Fields };
 
 /** An observation in the flat shape tests describe it (the columns of the pre-version-2 table). */
 export interface FlatRow {
@@ -78,4 +49,18 @@ export async function storeRows(prisma: PrismaClient, rows: FlatRow[]): Promise<
   const ids: bigint[] = [];
   for (const row of rows) ids.push(await insertObservation(prisma, productOfRow(row), row.subscriptionId ?? undefined));
   return ids;
+}
+
+/** GraphQL's Product fields, every one (api/graphql/schema/product.ts `ProductRef`). */
+export const GRAPHQL_PRODUCT_FIELDS = `asin marketplace url observedAt status title byline variant variants { name asin } price { amount currency }
+  bsr { rank category subcategories { rank category } } rating ratingsCount imageUrl details { label value } parserVersion`;
+
+/** What GraphQL answers for `GRAPHQL_PRODUCT_FIELDS` of a REST Product, in the same order. */
+export function graphqlProductOf(p: Product) {
+  return {
+    asin: p.asin, marketplace: p.marketplace, url: p.url, observedAt: p.observed_at, status: p.status, title: p.title, byline: p.byline,
+    variant: p.variant, variants: p.variants.map((v) => ({ name: v.name, asin: v.asin })), price: p.price, bsr: p.bsr, rating: p.rating,
+    ratingsCount: p.ratings_count, imageUrl: p.image_url, details: Object.entries(p.details).map(([label, value]) => ({ label, value })),
+    parserVersion: p.parser_version,
+  };
 }
