@@ -171,7 +171,7 @@ const TEXTS_SQL = `INSERT INTO observation_texts (id, hash, doc)
   SELECT i, sha256(convert_to(doc::text, 'UTF8')), doc FROM (
     SELECT i, jsonb_build_object('parser_version', '1.0.0',
       'availability', CASE WHEN i % 10 = 0 THEN jsonb_build_object('status', 'low_stock', 'text', 'Only ' || (i % 9 + 1) || ' left in stock - order soon.') ELSE jsonb_build_object('status', 'in_stock', 'text', 'In Stock') END,
-      'delivery', jsonb_build_object('location', 'City ' || (i % 40), 'promise', 'FREE delivery ' || to_char(date '2026-01-01' + (i % 60), 'FMDay, FMMonth DD') || ' on orders shipped by Amazon over $35'),
+      'delivery', jsonb_build_object('location', 'City ' || i, 'promise', 'FREE delivery ' || to_char(date '2026-01-01' + (i % 60), 'FMDay, FMMonth DD') || ' on orders shipped by Amazon over $35'),
       'buy_box', jsonb_build_object('seller_name', CASE WHEN i % 3 = 0 THEN 'Amazon.com' ELSE 'Seller ' || (i % 97) END, 'seller_id', NULL, 'ships_from', 'Amazon'),
       'coupon', CASE WHEN i % 10 = 1 THEN jsonb_build_object('text', 'Apply 10% coupon', 'currency', NULL) END,
       'list_price_currency', 'USD', 'subscribe_save_currency', CASE WHEN i % 3 = 0 THEN 'USD' END,
