@@ -137,6 +137,30 @@ export interface ObservationJson {
   texts: TextsDoc;
 }
 
+/**
+ * Select list over a CTE `page` of observation rows (in their order `observed_at DESC, id DESC`):
+ * one row of three JSON values, the rows (`to_jsonb`, id as text), and the content versions and
+ * texts they reference, each once by id, so a page of a product's history carries its content
+ * once rather than once per row. Decoded by `productsOfPage`.
+ */
+export const OBSERVATION_PAGE_SELECT = `SELECT
+    (SELECT coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('id', p.id::text) ORDER BY p.observed_at DESC, p.id DESC), '[]') FROM page p) AS rows,
+    (SELECT coalesce(jsonb_object_agg(c.id::text, c.doc), '{}') FROM product_contents c WHERE c.id IN (SELECT content_id FROM page)) AS contents,
+    (SELECT coalesce(jsonb_object_agg(t.id::text, t.doc), '{}') FROM observation_texts t WHERE t.id IN (SELECT texts_id FROM page)) AS texts`;
+
+/** The row `OBSERVATION_PAGE_SELECT` yields. */
+export interface ObservationPage {
+  rows: (Omit<ObservationJson, 'content' | 'texts'> & { content_id: string | number; texts_id: number })[];
+  contents: Record<string, ContentDoc>;
+  texts: Record<string, TextsDoc>;
+}
+
+/** The Products of a page selected with `OBSERVATION_PAGE_SELECT`, in its order. */
+export function productsOfPage(page: ObservationPage | undefined): Product[] {
+  if (!page) return [];
+  return page.rows.map((o) => productFromJson({ ...o, content: page.contents[String(o.content_id)]!, texts: page.texts[String(o.texts_id)]! }));
+}
+
 /** The volatile columns of an observation, numbers as numbers, whichever shape they came in. */
 type Volatile = Omit<ObservationJson, 'id' | 'observed_at' | 'subscription_id' | 'content' | 'texts'> & { observed_at: string };
 

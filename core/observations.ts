@@ -3,10 +3,10 @@
  * row, core/observation-codec.ts) and reading stored observations back as API Products.
  */
 import type { Prisma, PrismaClient } from './db/prisma.js';
-import type { Sql, Statement } from './db/sql.js';
+import { sqlOf, type Sql, type Statement } from './db/sql.js';
 import {
-  INSERT_OBSERVATION, OBSERVATION_INCLUDE, OBSERVATION_JOINS, OBSERVATION_JSON, insertParams, productFromJson, productFromRow,
-  type ObservationJson, type ObservationRow,
+  INSERT_OBSERVATION, OBSERVATION_INCLUDE, OBSERVATION_JOINS, OBSERVATION_JSON, OBSERVATION_PAGE_SELECT, insertParams, productFromJson,
+  productFromRow, productsOfPage, type ObservationJson, type ObservationPage, type ObservationRow,
 } from './observation-codec.js';
 import type { Product } from './product.js';
 
@@ -39,6 +39,8 @@ export async function storeObservation(prisma: PrismaClient, product: Product, s
   }
 }
 
+const INSERT_STATEMENT: Statement = { name: 'observations:insert', text: INSERT_OBSERVATION };
+
 /** Attempts of the insert when a concurrent writer stored the same content or texts meanwhile. */
 const INSERT_ATTEMPTS = 3;
 
@@ -48,14 +50,18 @@ const INSERT_ATTEMPTS = 3;
  */
 export async function insertObservation(prisma: PrismaClient | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
   const params = insertParams(product, subscriptionId ?? null);
+  // A transaction runs it on its own connection; a client on its pool as a prepared statement.
+  const client = '$transaction' in prisma ? prisma as PrismaClient : null;
+  const inTransaction = client === null;
   for (let attempt = 1; ; attempt++) {
     try {
-      const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(INSERT_OBSERVATION, ...params);
+      const rows = client
+        ? (await sqlOf(client).query<{ id: string }>(INSERT_STATEMENT, params)).rows
+        : await prisma.$queryRawUnsafe<{ id: string }[]>(INSERT_OBSERVATION, ...params);
       return BigInt(rows[0]!.id);
     } catch (error) {
       // A concurrent first insert of the same content or texts (see INSERT_OBSERVATION); in a
       // transaction the failed statement aborted it, so only outside one is it run again.
-      const inTransaction = !('$transaction' in prisma);
       if (inTransaction || attempt >= INSERT_ATTEMPTS || sqlState(error) !== '23502') throw error;
     }
   }
@@ -103,19 +109,18 @@ export interface HistoryQuery {
  * history's statement: $1 asin, $2 marketplace, $3 from, $4 before (timestamptz or null), $5
  * offset, $6 limit. COALESCE keeps both bounds an index range on (asin, marketplace, observed_at
  * DESC, id DESC) in the prepared statement's generic plan, so the index gives the order (newest
- * first, ties newest id first) and the page is joined to its content and texts and turned into
- * JSON after OFFSET / LIMIT, never for rows it skips.
+ * first, ties newest id first); the page is turned into JSON after OFFSET / LIMIT, never for rows
+ * it skips, with each content version and texts it references once (`OBSERVATION_PAGE_SELECT`).
  */
 export const HISTORY_STATEMENT: Statement = {
   name: 'observations:history',
-  text: `SELECT ${OBSERVATION_JSON} FROM (
+  text: `WITH page AS MATERIALIZED (
       SELECT * FROM observations
       WHERE asin = $1 AND marketplace = $2
         AND observed_at >= COALESCE($3::timestamptz, '-infinity') AND observed_at < COALESCE($4::timestamptz, 'infinity')
       ORDER BY observed_at DESC, id DESC
       OFFSET $5::int LIMIT $6::int
-    ) o ${OBSERVATION_JOINS}
-    ORDER BY o.observed_at DESC, o.id DESC`,
+    ) ${OBSERVATION_PAGE_SELECT}`,
 };
 
 /**
@@ -124,8 +129,8 @@ export const HISTORY_STATEMENT: Statement = {
  * row arrives as one JSON value instead of Prisma materialising thirty columns.
  */
 export async function readHistory(sql: Sql, query: HistoryQuery): Promise<Product[]> {
-  const { rows } = await sql.query<{ observation: ObservationJson }>(HISTORY_STATEMENT, [
+  const { rows } = await sql.query<ObservationPage>(HISTORY_STATEMENT, [
     query.asin, query.marketplace, query.from, query.before, query.offset, query.limit,
   ]);
-  return rows.map((row) => productFromJson(row.observation));
+  return productsOfPage(rows[0]);
 }
