@@ -2,10 +2,11 @@
  * The observation repository: storing a parsed Product (content version + texts + the volatile
  * row, core/observation-codec.ts) and reading stored observations back as API Products.
  */
+import { createHash } from 'node:crypto';
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import { sqlOf, type Sql, type Statement } from './db/sql.js';
 import {
-  INSERT_OBSERVATION, OBSERVATION_INCLUDE, OBSERVATION_JOINS, OBSERVATION_JSON, OBSERVATION_PAGE_SELECT, insertParams, productFromJson,
+  INSERT_OBSERVATION, INSERT_OBSERVATION_WITH_IDS, OBSERVATION_INCLUDE, OBSERVATION_JOINS, OBSERVATION_JSON, OBSERVATION_PAGE_SELECT, insertParams, productFromJson,
   productFromRow, productsOfPage, type ObservationJson, type ObservationPage, type ObservationRow,
 } from './observation-codec.js';
 import type { Product } from './product.js';
@@ -40,9 +41,28 @@ export async function storeObservation(prisma: PrismaClient, product: Product, s
 }
 
 const INSERT_STATEMENT: Statement = { name: 'observations:insert', text: INSERT_OBSERVATION };
+const INSERT_WITH_IDS_STATEMENT: Statement = { name: 'observations:insert-with-ids', text: INSERT_OBSERVATION_WITH_IDS };
 
 /** Attempts of the insert when a concurrent writer stored the same content or texts meanwhile. */
 const INSERT_ATTEMPTS = 3;
+
+/**
+ * Per client (so per database): ids of content versions and texts it has stored or found, by a
+ * hash of their document (content: with the product), so that a read of an unchanged page sends
+ * only its volatile values. Both tables are append-only, so an id once seen stays valid; filled
+ * only from committed inserts, and emptied when it grows past `KNOWN_IDS_MAX`.
+ */
+const knownIdsOf = new WeakMap<PrismaClient, Map<string, string | number>>();
+const KNOWN_IDS_MAX = 100_000;
+const keyOf = (kind: string, text: string) => `${kind}:${createHash('sha256').update(text).digest('base64')}`;
+
+function knownIds(client: PrismaClient | null): Map<string, string | number> | undefined {
+  if (!client) return undefined;
+  let known = knownIdsOf.get(client);
+  if (!known) knownIdsOf.set(client, (known = new Map()));
+  if (known.size >= KNOWN_IDS_MAX) known.clear();
+  return known;
+}
 
 /**
  * Inserts one observation (inside `prisma` when it is a transaction) and returns its id.
@@ -50,19 +70,35 @@ const INSERT_ATTEMPTS = 3;
  */
 export async function insertObservation(prisma: PrismaClient | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
   const params = insertParams(product, subscriptionId ?? null);
+  const contentKey = keyOf(`${product.asin}|${product.marketplace}`, params[5] as string);
+  const textsKey = keyOf('texts', params[6] as string);
   // A transaction runs it on its own connection; a client on its pool as a prepared statement.
   const client = '$transaction' in prisma ? prisma as PrismaClient : null;
-  const inTransaction = client === null;
+  const known = knownIds(client);
+  const contentId = known?.get(contentKey);
+  const textsId = known?.get(textsKey);
+  const withIds = contentId !== undefined && textsId !== undefined;
+  if (withIds) {
+    params[5] = contentId;
+    params[6] = textsId;
+  }
   for (let attempt = 1; ; attempt++) {
     try {
+      type Inserted = { id: string; content_id: string; texts_id: number };
       const rows = client
-        ? (await sqlOf(client).query<{ id: string }>(INSERT_STATEMENT, params)).rows
-        : await prisma.$queryRawUnsafe<{ id: string }[]>(INSERT_OBSERVATION, ...params);
-      return BigInt(rows[0]!.id);
+        ? (await sqlOf(client).query<Inserted>(withIds ? INSERT_WITH_IDS_STATEMENT : INSERT_STATEMENT, params)).rows
+        : await prisma.$queryRawUnsafe<Inserted[]>(withIds ? INSERT_OBSERVATION_WITH_IDS : INSERT_OBSERVATION, ...params);
+      const row = rows[0]!;
+      // Outside a transaction the ids are committed now; inside one they may yet be rolled back.
+      if (known && !withIds) {
+        known.set(contentKey, row.content_id);
+        known.set(textsKey, row.texts_id);
+      }
+      return BigInt(row.id);
     } catch (error) {
       // A concurrent first insert of the same content or texts (see INSERT_OBSERVATION); in a
       // transaction the failed statement aborted it, so only outside one is it run again.
-      if (inTransaction || attempt >= INSERT_ATTEMPTS || sqlState(error) !== '23502') throw error;
+      if (!client || attempt >= INSERT_ATTEMPTS || sqlState(error) !== '23502') throw error;
     }
   }
 }
