@@ -11,6 +11,9 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/app/',
   plugins: [preact()],
+  // `vite --config dashboard/vite.config.ts`: live reloading at http://127.0.0.1:5173/app/ against
+  // the API of `npm start` on its default port.
+  server: { proxy: { '/graphql': 'http://127.0.0.1:3000' } },
   build: {
     outDir: fileURLToPath(new URL('../dist/dashboard', import.meta.url)),
     emptyOutDir: true,

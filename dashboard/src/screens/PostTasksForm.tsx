@@ -15,6 +15,7 @@ export function PostTasksForm({ onPosted }: { onPosted(): void }) {
   const [text, setText] = useState('');
   const [marketplace, setMarketplace] = useState('com');
   const [tag, setTag] = useState('');
+  const [postbackUrl, setPostbackUrl] = useState('');
   const [note, setNote] = useState<string>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -24,7 +25,8 @@ export function PostTasksForm({ onPosted }: { onPosted(): void }) {
   };
   const submit = async (event: Event) => {
     event.preventDefault();
-    const tasks = parseTaskLines(text, marketplace, tag.trim() || undefined);
+    const postback = postbackUrl.trim() ? { postbackUrl: postbackUrl.trim() } : {};
+    const tasks = parseTaskLines(text, marketplace, tag.trim() || undefined).map((t) => ({ ...t, ...postback }));
     if (tasks.length === 0) return;
     setBusy(true);
     setError(undefined);
@@ -57,8 +59,10 @@ export function PostTasksForm({ onPosted }: { onPosted(): void }) {
         <MarketplaceSelect id="task-marketplace" value={marketplace} onChange={setMarketplace} />
         <label for="task-tag">Tag</label>
         <input id="task-tag" value={tag} onInput={(e) => setTag(e.currentTarget.value)} maxLength={255} />
-        <button type="submit" disabled={busy || !text.trim()}>Post tasks</button>
       </div>
+      <label for="task-postback">Postback URL (optional: each finished task is POSTed there)</label>
+      <input id="task-postback" type="url" size={50} value={postbackUrl} onInput={(e) => setPostbackUrl(e.currentTarget.value)} />
+      <button type="submit" disabled={busy || !text.trim()}>Post tasks</button>
       {note ? <p role="status" data-testid="post-result">{note}</p> : null}
       {error ? <p class="error" role="alert">{error}</p> : null}
     </form>

@@ -57,7 +57,7 @@ export function SubscriptionForm({ onSaved }: { onSaved(): void }) {
         </select>
       </div>
       <label for="sub-alert-url">Alert webhook URL (optional)</label>
-      <input id="sub-alert-url" type="url" value={alertUrl} onInput={(e) => setAlertUrl(e.currentTarget.value)} placeholder="https://example.com/hooks/change" />
+      <input id="sub-alert-url" type="url" size={50} value={alertUrl} onInput={(e) => setAlertUrl(e.currentTarget.value)} placeholder="https://example.com/hooks/change" />
       <fieldset>
         <legend>Alert rules</legend>
         {rules.map((r, i) => (
