@@ -1,8 +1,9 @@
 /**
- * Products: the account's observed products (those of its completed tasks, newest first, one row
- * per ASIN and marketplace), searched by ASIN or title; any ASIN can be opened directly.
+ * Products: the account's observed products (`observedProducts`: the newest observation it holds
+ * of each ASIN and marketplace, newest first), searched by ASIN or title words as the user types
+ * (a new request 250 ms after the last keystroke); any ASIN can be opened directly.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { graphql } from '../graphql.ts';
 import { money, when } from '../components/format.ts';
@@ -11,25 +12,23 @@ import { ErrorNote, Loading } from '../components/Status.tsx';
 import { useQuery } from '../components/use-query.ts';
 
 const ObservedProducts = graphql(`
-  query ObservedProducts {
-    tasks(status: completed, first: 100) {
-      edges { node { id product { asin marketplace title imageUrl observedAt price { amount currency } } } }
-    }
+  query ObservedProducts($search: String) {
+    observedProducts(search: $search, first: 100) { asin marketplace title imageUrl observedAt price { amount currency } }
   }
 `);
 
 export function Products() {
-  const { data, error, loading } = useQuery(ObservedProducts, {});
   const [search, setSearch] = useState('');
+  const [searched, setSearched] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setSearched(search.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [search]);
+  const { data, error, loading } = useQuery(ObservedProducts, searched ? { search: searched } : {}, [searched]);
   const [asin, setAsin] = useState('');
   const [marketplace, setMarketplace] = useState('com');
   const { route } = useLocation();
-  const seen = new Map<string, NonNullable<NonNullable<typeof data>['tasks']['edges'][number]['node']['product']>>();
-  for (const { node } of data?.tasks.edges ?? []) {
-    if (node.product && !seen.has(`${node.product.marketplace}/${node.product.asin}`)) seen.set(`${node.product.marketplace}/${node.product.asin}`, node.product);
-  }
-  const needle = search.trim().toLowerCase();
-  const rows = [...seen.values()].filter((p) => !needle || p.asin.toLowerCase().includes(needle) || (p.title ?? '').toLowerCase().includes(needle));
+  const rows = data?.observedProducts ?? [];
   return (
     <section>
       <h1>Products</h1>
@@ -42,7 +41,7 @@ export function Products() {
       <label for="product-search">Search observed products</label>
       <input id="product-search" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} placeholder="ASIN or words of the title" />
       {loading && !data ? <Loading what="products" /> : <ErrorNote error={error} />}
-      {data && rows.length === 0 ? <p class="muted">No observed product matches.</p> : null}
+      {data && rows.length === 0 ? <p class="muted">{searched ? 'No observed product matches.' : 'No observed product yet: post a task.'}</p> : null}
       <ul class="product-list" data-testid="product-list">
         {rows.map((p) => (
           <li key={`${p.marketplace}/${p.asin}`}>
