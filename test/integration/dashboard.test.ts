@@ -20,6 +20,7 @@ import { repoRoot, sharedPagesDir } from '../support/env.js';
 import { describeNeeding, savedPages } from '../support/prerequisites.js';
 import { startTestStack, type TestStack } from '../support/test-stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { observe, productWith } from '../support/alerts.js';
 
 const SHOTS = path.join(repoRoot, 'docs/images/dashboard');
 const DAY = 86_400_000;
@@ -32,6 +33,7 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
   let page: Page;
   let base: string;
   let apiKey: string;
+  let accountId: number;
 
   /** Waits until the page's text contains `text`. */
   const seeText = (text: string, timeout = 30_000) => page.waitForFunction((t: string) => document.body.innerText.includes(t), { timeout }, text);
@@ -55,6 +57,7 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     const prisma = running.stack.db.prisma;
     const created = await createAccount(prisma, { login: 'dashboard', email: 'dashboard@example.com', balance: 5 });
     apiKey = created.api_key;
+    accountId = created.id;
     const now = Date.now();
     await prisma.observation.createMany({
       data: Array.from({ length: 180 }, (_, i) => ({
@@ -111,7 +114,7 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await nav('Tasks', 'Tasks');
     const csv = path.join(running.dataDir, 'asins.csv');
     fs.writeFileSync(csv, 'asin,marketplace,tag\n0062796984,uk,from-csv\n');
-    await (await page.$('#csv-file'))!.uploadFile(csv);
+    await (await page.$('input#csv-file'))!.uploadFile(csv);
     await page.waitForFunction(() => (document.querySelector('#asins') as HTMLTextAreaElement).value.includes('0062796984,uk'));
     await page.click('button[type="submit"]');
     await seeText('1 of 1 tasks accepted');
@@ -195,9 +198,17 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     expect(endpoints).toEqual(expect.arrayContaining(['graphql']));
     expect(await page.$eval('[data-testid="usage-total"]', (el) => el.textContent)).toMatch(/^\$0\.\d{4}$/);
     await shot('7-usage');
+    // A second subscription whose price fell below its rule's threshold: two monitoring runs stored
+    // as the read activity stores them (test/support/alerts.ts), the second firing the rule.
+    const prisma = running.stack.db.prisma;
+    const sub = await prisma.subscription.create({ data: { accountId, asin: 'B0ALERT001', marketplace: 'com', frequency: 'daily' } });
+    await prisma.alertRule.create({ data: { subscriptionId: sub.id, position: 0, type: 'price_below', value: '20' } });
+    await observe(prisma, sub.id, productWith('B0ALERT001', { price: { amount: 25, currency: 'USD' } }));
+    await observe(prisma, sub.id, productWith('B0ALERT001', { price: { amount: 19.5, currency: 'USD' } }));
     await nav('Overview', 'Overview');
     await page.waitForSelector('[data-testid="chart-cost"] canvas');
-    expect(await page.$eval('[data-testid="overview-subscriptions"]', (el) => el.textContent)).toBe('1');
+    expect(await page.$eval('[data-testid="overview-subscriptions"]', (el) => el.textContent)).toBe('2');
+    expect(await page.$eval('[data-testid="change-alerts"] tbody tr', (tr) => [...tr.children].slice(1).map((td) => td.textContent))).toEqual(['B0ALERT001 (com)', 'price_below', '25 USD', '19.5 USD']);
     expect(await page.$eval('[data-testid="tasks-by-status"]', (el) => el.textContent)).toMatch(/completed2.*failed1/);
     await shot('0-overview');
   });

@@ -1,6 +1,7 @@
 /**
  * Overview: balance, spend today and over 30 days (chart of the daily cost), tasks by status,
- * the number of subscriptions, and the newest change alerts of the subscriptions' rules.
+ * the number of subscriptions, and the newest change alerts of the subscriptions' rules (the 3 newest
+ * of each of the first 100 subscriptions, the 10 newest of those shown).
  */
 import { graphql } from '../graphql.ts';
 import { Chart } from '../components/Chart.tsx';
@@ -19,9 +20,9 @@ const OverviewQuery = graphql(`
     running: tasks(status: running, first: 1) { totalCount }
     completed: tasks(status: completed, first: 1) { totalCount }
     failed: tasks(status: failed, first: 1) { totalCount }
-    subscriptions(first: 20) {
+    subscriptions(first: 100) {
       totalCount
-      edges { node { id asin marketplace changeEvents(first: 5) { edges { node { eventId ruleType createdAt before { price { amount currency } bsrRank } after { price { amount currency } bsrRank } } } } } }
+      edges { node { id asin marketplace changeEvents(first: 3) { edges { node { eventId ruleType createdAt before { price { amount currency } bsrRank } after { price { amount currency } bsrRank } } } } } }
     }
   }
 `);
@@ -52,7 +53,7 @@ export function Overview() {
       <Chart title="Spend per day, last 30 days (USD)" label="cost" points={me.usageReport.days.map((d) => [`${d.date}T00:00:00Z`, d.cost])} color="#7c3aed" />
       <h2>Recent change alerts</h2>
       {alerts.length === 0 ? <p class="muted">No change alert yet.</p> : (
-        <table>
+        <table data-testid="change-alerts">
           <thead><tr><th scope="col">When</th><th scope="col">Product</th><th scope="col">Rule</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
           <tbody>
             {alerts.map((a) => (
