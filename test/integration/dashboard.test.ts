@@ -90,6 +90,9 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
     expect(asset.headers.get('cache-control')).toBe('max-age=31536000,immutable');
     expect((await fetch(`${base}/app/assets/missing.js`)).status).toBe(404);
+    // Nothing outside the build is served: an escaping path answers index.html.
+    const escape = await fetch(`${base}/app/..%2f..%2fpackage.json`);
+    expect([escape.status, escape.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
   });
 
   it('logs in with the API key typed and sent from the keyboard, and keeps it for the session', async () => {
@@ -189,6 +192,21 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await redeliver!.click();
     await seeText('Redelivery of');
     await expect.poll(() => receiver.at('/postback').length, { timeout: 30_000 }).toBe(before + 1);
+    // Edit: another frequency and a second rule; the first rule keeps its state.
+    const [edit] = await page.$$('xpath/.//button[normalize-space(.)="Edit"]');
+    await edit!.click();
+    await page.waitForFunction(() => document.querySelector('#subscription-form')?.textContent?.startsWith('Edit'));
+    await page.select('#sub-frequency', 'daily');
+    const [another] = await page.$$('xpath/.//button[normalize-space(.)="Add alert rule"]');
+    await another!.click();
+    await page.select('#rule-type-1', 'bsr_below');
+    await page.type('#rule-value-1', '100000');
+    const [save] = await page.$$('xpath/.//button[normalize-space(.)="Save subscription"]');
+    await save!.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="subscription-table"] tbody')?.textContent?.includes('bsr_below 100000'), { timeout: 15_000 });
+    const edited = await page.$eval('[data-testid="subscription-table"] tbody tr', (tr) => tr.textContent);
+    expect(edited).toContain('daily');
+    expect(edited).toContain('price_below 20');
   });
 
   it('shows usage and billing per endpoint, then the overview with its tiles and chart', async () => {

@@ -1,4 +1,7 @@
-/** Creates a subscription (addSubscriptions; the same ASIN and marketplace again updates it) with its alert rules. */
+/**
+ * Creates a subscription with its alert rules, or edits one (addSubscriptions: the same ASIN and
+ * marketplace again updates frequency, alert URL and rules; a rule given again keeps its state).
+ */
 import { useState } from 'preact/hooks';
 import { graphql, request } from '../graphql.ts';
 import { MarketplaceSelect } from '../components/MarketplaceSelect.tsx';
@@ -15,13 +18,23 @@ const RULES = ['price_below', 'price_drop_percent', 'bsr_below', 'bsr_change_per
 const VALUED = new Set<string>(['price_below', 'price_drop_percent', 'bsr_below', 'bsr_change_percent']);
 
 type Rule = { type: (typeof RULES)[number]; value: string };
+type Frequency = (typeof FREQUENCIES)[number];
 
-export function SubscriptionForm({ onSaved }: { onSaved(): void }) {
-  const [asin, setAsin] = useState('');
-  const [marketplace, setMarketplace] = useState('com');
-  const [frequency, setFrequency] = useState<(typeof FREQUENCIES)[number]>('daily');
-  const [alertUrl, setAlertUrl] = useState('');
-  const [rules, setRules] = useState<Rule[]>([]);
+/** A subscription to edit, as the form shows it. */
+export interface SubscriptionDraft {
+  asin: string;
+  marketplace: string;
+  frequency: Frequency;
+  alertUrl: string;
+  rules: Rule[];
+}
+
+export function SubscriptionForm({ onSaved, editing }: { onSaved(): void; editing?: SubscriptionDraft }) {
+  const [asin, setAsin] = useState(editing?.asin ?? '');
+  const [marketplace, setMarketplace] = useState(editing?.marketplace ?? 'com');
+  const [frequency, setFrequency] = useState<Frequency>(editing?.frequency ?? 'daily');
+  const [alertUrl, setAlertUrl] = useState(editing?.alertUrl ?? '');
+  const [rules, setRules] = useState<Rule[]>(editing?.rules ?? []);
   const [note, setNote] = useState<string>();
   const [error, setError] = useState<string>();
   const setRule = (i: number, rule: Partial<Rule>) => setRules(rules.map((r, j) => (j === i ? { ...r, ...rule } : r)));
@@ -31,7 +44,9 @@ export function SubscriptionForm({ onSaved }: { onSaved(): void }) {
     setNote(undefined);
     try {
       const alerts = rules.map((r) => ({ type: r.type, ...(VALUED.has(r.type) ? { value: Number(r.value) } : {}) }));
-      const subscription = { asin: asin.trim(), marketplace, frequency, alerts, ...(alertUrl.trim() ? { alertUrl: alertUrl.trim() } : {}) };
+      // Editing sends the URL even when emptied (null: no longer POSTed anywhere).
+      const url = alertUrl.trim() ? { alertUrl: alertUrl.trim() } : editing ? { alertUrl: null } : {};
+      const subscription = { asin: asin.trim(), marketplace, frequency, alerts, ...url };
       const result = (await request(AddSubscription, { subscription })).addSubscriptions.results[0]!;
       if (result.statusCode >= 40000) setError(result.statusMessage);
       else {
@@ -45,14 +60,14 @@ export function SubscriptionForm({ onSaved }: { onSaved(): void }) {
     }
   };
   return (
-    <form onSubmit={submit} class="stack" aria-labelledby="new-subscription">
-      <h2 id="new-subscription">New subscription</h2>
+    <form onSubmit={submit} class="stack" aria-labelledby="subscription-form">
+      <h2 id="subscription-form">{editing ? `Edit the subscription of ${editing.asin} (${editing.marketplace})` : 'New subscription'}</h2>
       <div class="inline">
         <label for="sub-asin">ASIN</label>
-        <input id="sub-asin" value={asin} required onInput={(e) => setAsin(e.currentTarget.value)} />
-        <MarketplaceSelect id="sub-marketplace" value={marketplace} onChange={setMarketplace} />
+        <input id="sub-asin" value={asin} required readOnly={!!editing} onInput={(e) => setAsin(e.currentTarget.value)} />
+        <MarketplaceSelect id="sub-marketplace" value={marketplace} onChange={editing ? () => undefined : setMarketplace} />
         <label for="sub-frequency">Frequency</label>
-        <select id="sub-frequency" value={frequency} onChange={(e) => setFrequency(e.currentTarget.value as Rule['type'] & (typeof FREQUENCIES)[number])}>
+        <select id="sub-frequency" value={frequency} onChange={(e) => setFrequency(e.currentTarget.value as Frequency)}>
           {FREQUENCIES.map((f) => <option value={f}>{f}</option>)}
         </select>
       </div>
@@ -77,7 +92,7 @@ export function SubscriptionForm({ onSaved }: { onSaved(): void }) {
         ))}
         <button type="button" onClick={() => setRules([...rules, { type: 'price_below', value: '' }])} disabled={rules.length >= 10}>Add alert rule</button>
       </fieldset>
-      <button type="submit">Create subscription</button>
+      <button type="submit">{editing ? 'Save subscription' : 'Create subscription'}</button>
       {note ? <p role="status" data-testid="subscription-result">{note}</p> : null}
       {error ? <p class="error" role="alert">{error}</p> : null}
     </form>

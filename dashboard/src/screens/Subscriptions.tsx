@@ -1,6 +1,8 @@
 /**
  * Subscriptions: the caller's monitoring subscriptions with their alert rules and state, a form
- * to create one (or update the same ASIN and marketplace), delete, and the webhook delivery log.
+ * to create one or edit one (frequency, alert URL, rules), delete, and the webhook delivery log.
+ * Subscriptions pause by themselves while the balance cannot pay a delivery (`paused_balance`) and
+ * resume on top-up; the API has no pause of its own (api-spec.md "Subscription").
  */
 import { useState } from 'preact/hooks';
 import { graphql, request } from '../graphql.ts';
@@ -8,7 +10,7 @@ import { when } from '../components/format.ts';
 import { ErrorNote, Loading } from '../components/Status.tsx';
 import { useQuery } from '../components/use-query.ts';
 import { Deliveries } from './Deliveries.tsx';
-import { SubscriptionForm } from './SubscriptionForm.tsx';
+import { SubscriptionForm, type SubscriptionDraft } from './SubscriptionForm.tsx';
 
 const SubscriptionList = graphql(`
   query SubscriptionList {
@@ -26,6 +28,7 @@ const DeleteSubscription = graphql(`
 export function Subscriptions() {
   const list = useQuery(SubscriptionList, {});
   const [error, setError] = useState<Error>();
+  const [editing, setEditing] = useState<SubscriptionDraft>();
   const remove = async (id: number, asin: string) => {
     if (!confirm(`Delete the subscription of ${asin}? Its delivered observations stay in history.`)) return;
     try {
@@ -39,7 +42,8 @@ export function Subscriptions() {
   return (
     <section>
       <h1>Subscriptions</h1>
-      <SubscriptionForm onSaved={() => void list.reload()} />
+      <SubscriptionForm key={editing ? `${editing.marketplace}/${editing.asin}` : 'new'} editing={editing} onSaved={() => { setEditing(undefined); void list.reload(); }} />
+      {editing ? <button type="button" onClick={() => setEditing(undefined)}>Cancel the edit</button> : null}
       <h2>Your subscriptions</h2>
       {list.loading && !list.data ? <Loading what="subscriptions" /> : null}
       <ErrorNote error={list.error ?? error} />
@@ -59,7 +63,10 @@ export function Subscriptions() {
               </td>
               <td>{s.alertUrl ?? '—'}</td>
               <td>{when(s.createdAt)}</td>
-              <td><button type="button" onClick={() => void remove(s.id, s.asin)} aria-label={`Delete the subscription of ${s.asin} (${s.marketplace})`}>Delete</button></td>
+              <td class="inline">
+                <button type="button" onClick={() => setEditing({ asin: s.asin, marketplace: s.marketplace, frequency: s.frequency, alertUrl: s.alertUrl ?? '', rules: s.alerts.map((a) => ({ type: a.type, value: a.value === null ? '' : String(a.value) })) })} aria-label={`Edit the subscription of ${s.asin} (${s.marketplace})`}>Edit</button>
+                <button type="button" onClick={() => void remove(s.id, s.asin)} aria-label={`Delete the subscription of ${s.asin} (${s.marketplace})`}>Delete</button>
+              </td>
             </tr>
           ))}
         </tbody>
