@@ -44,10 +44,13 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await page.evaluate(() => document.fonts.ready);
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`) as `${string}.png`, fullPage: true });
   };
+  /** Goes to a screen from the navigation with the keyboard; the focus then moves to the screen's content. */
   const nav = async (label: string, heading: string) => {
     const [link] = await page.$$(`xpath/.//nav//a[normalize-space(.)="${label}"]`);
-    await link!.click();
+    await link!.focus();
+    await page.keyboard.press('Enter');
     await page.waitForFunction((h: string) => document.querySelector('h1')?.textContent?.startsWith(h), { timeout: 15_000 }, heading);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
   };
 
   beforeAll(async () => {

@@ -1,5 +1,9 @@
-/** The frame of every screen: the account line, the navigation and a logout button. */
+/**
+ * The frame of every screen: a skip link, the account line, the navigation and a logout button.
+ * After a navigation the focus moves to the new screen's content, as a page load would.
+ */
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { graphql } from '../graphql.ts';
 import { usd } from './format.ts';
@@ -18,9 +22,16 @@ const LINKS = [
 export function Layout({ children, onLogout }: { children: ComponentChildren; onLogout(): void }) {
   const { path } = useLocation();
   const me = useQuery(AccountLine, {}, [path]);
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else main.current?.focus();
+  }, [path]);
   const current = (href: string) => (href === '/app' ? path === '/app' || path === '/app/' : path.startsWith(href));
   return (
     <div class="layout">
+      <a class="skip" href="#main">Skip to content</a>
       <header class="top">
         <span class="brand">retail-data-api</span>
         <nav aria-label="Main">
@@ -33,7 +44,7 @@ export function Layout({ children, onLogout }: { children: ComponentChildren; on
           <button type="button" onClick={onLogout}>Log out</button>
         </span>
       </header>
-      <main>{children}</main>
+      <main id="main" ref={main} tabIndex={-1}>{children}</main>
     </div>
   );
 }
