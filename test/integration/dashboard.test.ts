@@ -153,6 +153,8 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await page.waitForSelector('[data-testid="chart-price"] canvas', { timeout: 30_000 });
     await page.waitForSelector('[data-testid="chart-bsr"] canvas');
     expect(await page.$eval('[data-testid="stats"]', (el) => el.textContent)).toMatch(/^9[01] observations · price min \$1\.49 \(/);
+    // Two history reads at the standard plan's rate: the latest observation and the analytics.
+    expect(await page.$eval('[data-testid="read-cost"]', (el) => el.textContent)).toContain('charged $0.0010');
     const [d180] = await page.$$('xpath/.//button[normalize-space(.)="180 days"]');
     await d180!.click();
     await page.waitForFunction(() => /^18[01] observations/.test(document.querySelector('[data-testid="stats"]')?.textContent ?? ''), { timeout: 30_000 });

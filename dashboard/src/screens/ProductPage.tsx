@@ -6,15 +6,16 @@
 import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
 import { Chart } from '../components/Chart.tsx';
-import { count, money, when } from '../components/format.ts';
+import { count, money, usd, when } from '../components/format.ts';
 import { ProductCard, ProductFields } from '../components/ProductCard.tsx';
 import { ErrorNote, Loading } from '../components/Status.tsx';
 import { useQuery } from '../components/use-query.ts';
 
 const ProductQuery = graphql(`
   query ProductPage($asin: String!, $marketplace: String!, $days: Int!) {
-    productHistory(asin: $asin, marketplace: $marketplace, limit: 1) { products { ...ProductFields } }
+    productHistory(asin: $asin, marketplace: $marketplace, limit: 1) { cost products { ...ProductFields } }
     product(asin: $asin, marketplace: $marketplace) {
+      cost
       stats(window: { days: $days }) {
         observations
         price { min minAt max maxAt avg last currency }
@@ -51,6 +52,7 @@ export function ProductPage({ asin, marketplace }: { asin: string; marketplace: 
           {stats.bsr ? <> · BSR best #{count(stats.bsr.min)} ({when(stats.bsr.minAt)}), worst #{count(stats.bsr.max)} ({when(stats.bsr.maxAt)})</> : null}
         </p>
       ) : null}
+      {data ? <p class="muted" data-testid="read-cost">This view was charged {usd(data.productHistory.cost + (data.product?.cost ?? 0))} (history reads at your plan's rate).</p> : null}
       {series ? (
         <div class="charts">
           <Chart title={`Price (${series.currency ?? 'no price'}), ${days} days`} label="price" points={series.points.map((p) => [p.at, p.price])} />
