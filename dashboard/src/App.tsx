@@ -1,10 +1,12 @@
 /**
  * The dashboard: the login screen until a key is stored, then the screens under /app, routed on
- * the path (the API answers every /app/... path with index.html).
+ * the path (the API answers every /app/... path with index.html). A key the API refuses later
+ * (revoked) brings the login screen back with the reason.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { Layout } from './components/Layout.tsx';
+import { onUnauthorized } from './graphql.ts';
 import { forgetKey, storedKey } from './session.ts';
 import { Login } from './screens/Login.tsx';
 import { Overview } from './screens/Overview.tsx';
@@ -18,14 +20,19 @@ import { NotFound } from './screens/NotFound.tsx';
 
 export function App() {
   const [key, setKey] = useState(storedKey());
-  if (!key) return <Login onLogin={setKey} />;
-  const logout = () => {
+  const [notice, setNotice] = useState<string>();
+  const logout = (why?: string) => {
     forgetKey();
+    setNotice(why);
     setKey(null);
   };
+  useEffect(() => {
+    onUnauthorized(key ? (message) => logout(`The API refused the key: ${message} Log in with another key.`) : undefined);
+  }, [key]);
+  if (!key) return <Login notice={notice} onLogin={(k) => { setNotice(undefined); setKey(k); }} />;
   return (
     <LocationProvider scope="/app">
-      <Layout onLogout={logout}>
+      <Layout onLogout={() => logout()}>
         <Router>
           <Route path="/app" component={Overview} />
           <Route path="/app/" component={Overview} />

@@ -2,7 +2,8 @@
  * Typed GraphQL documents (gql.tada, typed against schema.graphql through graphql-env.d.ts, which
  * `npm run graphql:schema` regenerates) and the one request function of the dashboard: a POST to
  * the same origin's /graphql with the session's key. Errors are thrown as {@link ApiError} with the
- * API's message and code (`extensions.code`, the REST status code).
+ * API's message and code (`extensions.code`, the REST status code); a refused key (revoked, or
+ * the account disabled) also calls the handler of {@link onUnauthorized}.
  */
 import { initGraphQLTada, type ResultOf, type TadaDocumentNode, type VariablesOf } from 'gql.tada';
 import { print } from '@0no-co/graphql.web';
@@ -22,6 +23,13 @@ export class ApiError extends Error {
   constructor(message: string, readonly code?: number) {
     super(message);
   }
+}
+
+/** Called when the API refuses the stored key (40100, 40101): the app then asks for a key again. */
+let unauthorized: ((message: string) => void) | undefined;
+
+export function onUnauthorized(handler: ((message: string) => void) | undefined): void {
+  unauthorized = handler;
 }
 
 interface GraphQLResponse<T> {
@@ -52,6 +60,7 @@ export async function request<Data, Variables>(
   const first = body.errors?.[0];
   if (first) {
     const code = Number(first.extensions?.code);
+    if (code === 40100 || code === 40101) unauthorized?.(first.message);
     throw new ApiError(first.message, Number.isFinite(code) ? code : undefined);
   }
   if (!body.data) throw new ApiError(`The API answered HTTP ${response.status} without data.`, response.status);

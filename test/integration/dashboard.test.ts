@@ -1,10 +1,11 @@
 /**
  * The dashboard at /app end to end: the whole stack (startTestStack: API, worker with Chromium,
  * Temporal dev server, the replay server of the saved pages) and the real headless Chromium driven
- * with puppeteer-core, as a customer uses it: log in with an API key (keyboard only), post tasks from
- * a CSV file and by pasting ASINs and watch them finish, open a result, open the product's price and rank charts,
- * search the observed products, create a subscription with an alert rule, read the delivery log
- * and the usage per endpoint. Each screen is written to docs/images/dashboard/<n>-<screen>.png
+ * with puppeteer-core, as a customer uses it: log in with an API key (keyboard only), post tasks
+ * from a CSV file and by pasting ASINs and watch them finish, open a result, open the product's
+ * price and rank charts, search the observed products, create and edit a subscription with alert
+ * rules, read the delivery log and redeliver, read the usage per endpoint and the overview, and
+ * lose a key revoked meanwhile. Each screen is written to docs/images/dashboard/<n>-<screen>.png
  * (README.md links them).
  *
  * The product's earlier history (180 days of daily observations) is stored before the test, as months
@@ -234,5 +235,14 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     expect(await page.$eval('[data-testid="change-alerts"] tbody tr', (tr) => [...tr.children].slice(1).map((td) => td.textContent))).toEqual(['B0ALERT001 (com)', 'price_below', '25 USD', '19.5 USD']);
     expect(await page.$eval('[data-testid="tasks-by-status"]', (el) => el.textContent)).toMatch(/completed2.*failed1/);
     await shot('0-overview');
+  });
+
+  it('a key revoked meanwhile brings the login screen back with the reason, and forgets the key', async () => {
+    await running.stack.db.prisma.apiKey.updateMany({ where: { accountId }, data: { revokedAt: new Date() } });
+    const [link] = await page.$$('xpath/.//nav//a[normalize-space(.)="Tasks"]');
+    await link!.click();
+    await page.waitForSelector('[data-testid="login-notice"]', { timeout: 15_000 });
+    expect(await page.$eval('[data-testid="login-notice"]', (el) => el.textContent)).toContain('API key revoked.');
+    expect(await page.evaluate(() => sessionStorage.getItem('rda.apiKey'))).toBeNull();
   });
 });

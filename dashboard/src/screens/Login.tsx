@@ -8,7 +8,7 @@ import { forgetKey, storeKey } from '../session.ts';
 
 const WhoAmI = graphql(`query WhoAmI { me { login } }`);
 
-export function Login({ onLogin }: { onLogin(key: string): void }) {
+export function Login({ onLogin, notice }: { onLogin(key: string): void; notice?: string | undefined }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -30,6 +30,7 @@ export function Login({ onLogin }: { onLogin(key: string): void }) {
   return (
     <main class="login">
       <h1>retail-data-api</h1>
+      {notice ? <p class="error" role="alert" data-testid="login-notice">{notice}</p> : null}
       <form onSubmit={submit}>
         <label for="api-key">API key</label>
         <input id="api-key" name="api-key" type="password" autoComplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} placeholder="rda_live_…" />
