@@ -198,6 +198,10 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await redeliver!.click();
     await seeText('Redelivery of');
     await expect.poll(() => receiver.at('/postback').length, { timeout: 30_000 }).toBe(before + 1);
+    await page.select('#delivery-kind', 'change');
+    await page.waitForSelector('[data-testid="no-delivery"]');
+    await page.select('#delivery-kind', 'postback');
+    await page.waitForSelector('[data-testid="delivery-table"]');
     // Edit: another frequency and a second rule; the first rule keeps its state.
     const [edit] = await page.$$('xpath/.//button[normalize-space(.)="Edit"]');
     await edit!.click();
