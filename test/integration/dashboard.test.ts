@@ -35,6 +35,7 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
   let base: string;
   let apiKey: string;
   let accountId: number;
+  const pageErrors: string[] = [];
 
   /** Waits until the page's text contains `text`. */
   const seeText = (text: string, timeout = 30_000) => page.waitForFunction((t: string) => document.body.innerText.includes(t), { timeout }, text);
@@ -72,6 +73,12 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     browser = await puppeteer.launch({ executablePath: resolveChromePath(process.env.CHROME_PATH), headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
     page = await browser.newPage();
+    // Script errors and Content-Security-Policy refusals; failed loads are left out (product images
+    // come from the marketplaces' hosts, out of reach here, and refused keys answer 401).
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+    });
     await page.setViewport({ width: 1280, height: 860 });
   }, 240_000);
 
@@ -248,5 +255,9 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await page.waitForSelector('[data-testid="login-notice"]', { timeout: 15_000 });
     expect(await page.$eval('[data-testid="login-notice"]', (el) => el.textContent)).toContain('API key revoked.');
     expect(await page.evaluate(() => sessionStorage.getItem('rda.apiKey'))).toBeNull();
+  });
+
+  it('raised no script error and broke no Content-Security-Policy rule on any screen', () => {
+    expect(pageErrors).toEqual([]);
   });
 });
