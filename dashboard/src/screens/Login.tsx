@@ -33,7 +33,7 @@ export function Login({ onLogin, notice }: { onLogin(key: string): void; notice?
       {notice ? <p class="error" role="alert" data-testid="login-notice">{notice}</p> : null}
       <form onSubmit={submit}>
         <label for="api-key">API key</label>
-        <input id="api-key" name="api-key" type="password" autoComplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} placeholder="rda_live_…" />
+        <input id="api-key" name="api-key" type="password" autoComplete="off" required value={key} onInput={(e) => { setKey(e.currentTarget.value); setError(undefined); }} placeholder="rda_live_…" />
         <p class="muted">Kept in this tab's session storage only, sent with every request.</p>
         <button type="submit" disabled={busy || !key.trim()}>Log in</button>
         {error ? <p class="error" role="alert">{error}</p> : null}
