@@ -167,6 +167,10 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await d180!.click();
     await page.waitForFunction(() => /^18[01] observations/.test(document.querySelector('[data-testid="stats"]')?.textContent ?? ''), { timeout: 30_000 });
     expect(await page.$eval('button[aria-pressed="true"]', (el) => el.textContent)).toBe('180 days');
+    // The newest changes, newest first: the task's read moved the price from the last stored one.
+    const changes = await page.$$eval('[data-testid="changes"] tbody tr', (rows) => rows.map((r) => [...r.children].slice(1, 4).map((td) => td.textContent)));
+    expect(changes).toHaveLength(10);
+    expect(changes.slice(0, 2)).toContainEqual(['price', expect.stringMatching(/^\d\.\d+$/), '2.27 USD']);
     await shot('4-product');
   });
 
