@@ -24,7 +24,11 @@ import { startTestStack, type TestStack } from '../support/test-stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { observe, productWith } from '../support/alerts.js';
 
-const SHOTS = path.join(repoRoot, 'docs/images/dashboard');
+/**
+ * Where the screenshots go: `.scratch/dashboard` (git-ignored) on every run, so a test run leaves
+ * the checkout clean; `UPDATE_SCREENSHOTS=1` writes the README's copies in docs/images/dashboard.
+ */
+const SHOTS = path.join(repoRoot, process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/images/dashboard' : '.scratch/dashboard');
 const DAY = 86_400_000;
 const PRODUCT = { asin: 'B07CL39Z8Q', marketplace: 'com' };
 
