@@ -3,7 +3,7 @@ import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { MONEY, TAX_NOTES } from './locale.js';
-import { NOT_FEATURED } from './offer.js';
+import { inSubscribeSave, otherOffer } from './offer.js';
 import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
@@ -47,8 +47,6 @@ export const PRICE_PARTS: PageParts = {
   scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit'] },
 };
 
-/** Subscribe & Save rows: their prices are never the one-time price. */
-export const SNS_ROW = '#snsAccordionRowMiddle, #sns-base-price, [id*="subscribe" i], [class*="subscribe" i], [id^="sns"]';
 /** Unit prices (per count / kg). */
 const UNIT_PRICE = '.pricePerUnit';
 /** Containers that show the featured new offer in the buy box. */
@@ -135,7 +133,7 @@ export function readPriceState(doc: Document, marketplace: Marketplace): { price
   for (const sels of SOURCES) {
     const texts: string[] = [];
     for (const el of queryAll(doc, sels)) {
-      if (el.closest(NOT_FEATURED) || el.closest(SNS_ROW) || el.closest(UNIT_PRICE)) continue;
+      if (otherOffer(el) || inSubscribeSave(el) || el.closest(UNIT_PRICE)) continue;
       const t = priceText(el);
       if (t) texts.push(t);
     }
