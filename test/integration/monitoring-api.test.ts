@@ -318,6 +318,7 @@ describe('monitoring/list', () => {
     const outcome = await listMonitoring({ prisma: counting }, account, { limit: '1000' });
     expect(outcome.tasks[0]!.result).toHaveLength(53);
     expect(outcome.tasks[0]!.result!.filter((s: any) => s.latest_observation !== null)).toHaveLength(22);
-    expect(operations).toEqual(['Subscription.findMany', 'Observation.findMany', 'AlertRule.findMany']);
+    // The latest observations are one joined statement with their content and texts (core/observations.ts `observationsById`).
+    expect(operations).toEqual(['Subscription.findMany', 'undefined.$queryRawUnsafe', 'AlertRule.findMany']);
   });
 });
