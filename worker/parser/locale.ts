@@ -25,6 +25,13 @@ export const BSR_LABELS: readonly string[] = [
   'ランキング',
 ];
 
+/**
+ * Rank labels that name the rank only as a whole label (compared without a trailing colon): the
+ * English-language amazon.co.jp labels its rank "Amazon Bestseller: #4 in Video Games"; as a mere
+ * substring "amazon bestseller" would also match badges and headings.
+ */
+export const BSR_WHOLE_LABELS: readonly string[] = ['amazon bestseller', 'amazon bestsellers'];
+
 /** Customer-review rows of the details section (left out of `details`). */
 export const REVIEW_LABELS: readonly string[] = [
   'customer review',
@@ -80,6 +87,8 @@ export const BRAND_WRAPPERS: ReadonlyArray<readonly [string, string]> = [
   ['brand : ', ''],
   ['besuchen sie den ', '-store'],
   ['besuchen sie den ', ' store'],
+  ['besuche den ', '-store'],
+  ['besuche den ', ' store'],
   ['marke: ', ''],
   ['marke : ', ''],
   ['visiter la boutique ', ''],
@@ -184,6 +193,15 @@ export const MONEY: Record<MarketplaceCode, MoneyFormat> = {
 export function containsAny(text: string, phrases: readonly string[]): boolean {
   return phrases.some((p) => text.includes(p));
 }
+
+/**
+ * Headers of a buy-box offer section that holds a used offer (`Buy used`, `Used: Good`, `Gebraucht
+ * kaufen`, …): its price is never the featured new offer's.
+ */
+export const USED_OFFER_PHRASES: readonly string[] = [
+  'buy used', 'used:', 'used -', 'gebraucht kaufen', 'gebraucht:', "acheter d'occasion", 'acheter d’occasion',
+  "d'occasion:", 'compra usato', 'usato:', 'comprar usado', 'usado:', 'comprar seminovo', '中古品を購入', '中古品:',
+];
 
 /** Tax notes after a price that are not part of the amount (`￥ 2,814 (税込)`). */
 export const TAX_NOTES: readonly string[] = ['（税込）', '(税込)', '税込'];

@@ -2,8 +2,8 @@
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
-import { MONEY, TAX_NOTES } from './locale.js';
-import { queryAll } from './query.js';
+import { MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
+import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
 /** Containers of the modern core price block (ids). */
@@ -12,37 +12,70 @@ const CORE = CORE_IDS.map((id) => `#${id}`);
 
 /**
  * Where a price may be read, most specific first. Each entry is a list of selectors; the first entry
- * that yields at least one readable price text decides (several distinct values -> ambiguous -> null).
+ * that yields at least one readable price text decides: the core price block (`CORE_PRICE_TO_PAY`) by
+ * its first price to pay, every other entry only when all its prices agree (several distinct values ->
+ * ambiguous -> null).
  */
+const CORE_PRICE_TO_PAY = CORE.flatMap((c) => [`${c} .priceToPay`, `${c} .apexPriceToPay`]);
 const SOURCES: readonly string[][] = [
-  CORE.flatMap((c) => [`${c} .priceToPay`, `${c} .apexPriceToPay`]),
+  CORE_PRICE_TO_PAY,
   ['[id^="newAccordionRow"] #corePrice_feature_div .reinventPriceAccordionT2'],
   ['#priceblock_dealprice'],
   ['#priceblock_saleprice'],
   ['#priceblock_ourprice'],
   ['#kindle-price'],
   ['#tmmSwatches .a-button-selected .a-color-price'],
-  ['#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price'],
+  [
+    '#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price',
+    '#newOfferAccordionRow .header-price', '#buybox #price', '#buybox .offer-price',
+  ],
   ['#price_inside_buybox'],
   ['.priceLarge', '#actualPriceValue'],
 ];
 
 /**
  * What `SOURCES` reads (ancestors such as `newAccordionRow*` / `usedAccordionRow*` come with it): in the
- * core price containers only the price elements the core selectors name, the other containers in full.
+ * core price containers only the price elements the core selectors name, the other containers in full;
+ * the markers of a buy box without a featured offer only for their presence.
  */
 export const PRICE_PARTS: PageParts = {
   ids: [
     'priceblock_dealprice', 'priceblock_saleprice', 'priceblock_ourprice', 'kindle-price', 'tmmSwatches',
-    'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'price_inside_buybox', 'actualPriceValue',
+    'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'newOfferAccordionRow', 'price',
+    'price_inside_buybox', 'actualPriceValue',
   ],
-  classes: ['priceLarge'],
-  shellIds: CORE_IDS,
+  classes: ['priceLarge', 'offer-price'],
+  shellIds: [...CORE_IDS, 'unqualifiedBuyBox', 'buybox-see-all-buying-choices', 'usedOnlyBuybox'],
   scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2'] },
 };
 
-/** Offers that are never the featured new offer. */
-const NOT_FEATURED = '[id*="usedAccordionRow"], #usedBuySection, #usedBuyBox, [id*="tradeIn"], #aod-container';
+/** Offers that are never the featured new offer: used, trade-in, rental, other sellers' lists. */
+const NOT_FEATURED = [
+  '[id*="usedAccordionRow"]', '[id*="usedOfferAccordionRow"]', '#usedBuySection', '#usedBuyBox', '#usedbuyBox',
+  '#usedOnlyBuybox', '[id^="buyboxused"]', '[id*="tradeIn"]', '[id*="rentOfferAccordionRow"]', '#aod-container',
+  '#unqualifiedBuyBox', '.mbcBox',
+].join(', ');
+
+/** Subscribe & Save rows of the core price block: their price to pay is not the one-time price. */
+const SUBSCRIBE_SAVE = '[id^="sns"], [id*="subscribe"], [id*="Subscribe"], [class*="subscribe"], [class*="Subscribe"]';
+
+/** An offer section of the buy box (accordion row, buy-box section) and its header. */
+const OFFER_SECTION = '.rbbSection, .a-accordion-row-container, .accordion-row';
+const OFFER_HEADER = '.rbbHeader, .accordion-header, .a-accordion-row, h5';
+
+/**
+ * Buy boxes without a featured offer: "See All Buying Options" only (other sellers' offers), or a
+ * used offer only. Then the selected format's swatch and the old buy-box prices are another offer's.
+ */
+const NO_FEATURED_OFFER = ['#unqualifiedBuyBox', '#buybox-see-all-buying-choices', '#usedOnlyBuybox'];
+
+/** True when a price element belongs to an offer that is not the featured new one (by id, or by its section's "Buy used" header). */
+function notFeatured(el: Element): boolean {
+  if (el.closest(NOT_FEATURED)) return true;
+  const section = el.closest(OFFER_SECTION);
+  const header = section?.querySelector(OFFER_HEADER);
+  return !!header && containsAny(textOf(header).toLowerCase(), USED_OFFER_PHRASES);
+}
 
 /** Text of a price element: the screen-reader copy when present, else the visible parts joined tightly. */
 function priceText(el: Element): string {
@@ -92,15 +125,25 @@ function parseAmount(num: string, decimal: '.' | ','): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Reads the price to pay of the featured offer, or null. */
+/**
+ * Reads the price to pay of the featured offer, or null: the first one-time price to pay of the core
+ * price block (a Prime member price shown there included; Subscribe & Save rows left out), else the
+ * first older layout's price whose elements agree. Two core blocks that show different prices are
+ * ambiguous (null). A buy box without a featured offer (only other sellers' or used offers) has no
+ * price outside the core block.
+ */
 export function readPrice(doc: Document, marketplace: Marketplace): Price | null {
+  const noFeatured = query(doc, NO_FEATURED_OFFER) !== null;
   for (const sels of SOURCES) {
-    const texts: string[] = [];
-    for (const el of queryAll(doc, sels)) {
-      if (el.closest(NOT_FEATURED)) continue;
-      const t = priceText(el);
-      if (t) texts.push(t);
+    const core = sels === CORE_PRICE_TO_PAY;
+    if (noFeatured && !core) return null;
+    let els = queryAll(doc, sels).filter((el) => !notFeatured(el) && !(core && el.closest(SUBSCRIBE_SAVE)));
+    if (els.some((el) => el.closest('.a-price-range'))) return null; // `R$169,00 - R$199,90`: no one price
+    if (core && els.length > 1) {
+      const block = els[0]!.closest(CORE.join(', '));
+      if (els.every((el) => el.closest(CORE.join(', ')) === block)) els = els.slice(0, 1);
     }
+    const texts = els.map(priceText).filter((t) => t !== '');
     if (texts.length === 0) continue;
     const prices = texts.map((t) => parsePrice(t, marketplace));
     const first = prices[0];
