@@ -16,13 +16,16 @@ export function parseRating(text: string): number | null {
   return n >= 1 && n <= 5 ? n : null;
 }
 
-/** The review summary blocks. */
-export const RATING_PARTS = { ids: ['averageCustomerReviews', 'averageCustomerReviews_feature_div', 'acrPopover'] } as const satisfies PageParts;
+/** The review summary blocks; 2010s layouts: the `.jumpBar` under the title (stars and "(6,468 customer reviews)"). */
+export const RATING_PARTS = {
+  ids: ['averageCustomerReviews', 'averageCustomerReviews_feature_div', 'acrPopover'],
+  classes: ['jumpBar'],
+} as const satisfies PageParts;
 const SUMMARY = RATING_PARTS.ids.map((id) => `#${id}`);
 
 /** The product's own review summary block (the first one; carousels are never read). */
 function summary(doc: Document): Element | null {
-  return query(doc, SUMMARY);
+  return query(doc, SUMMARY) ?? doc.querySelector('.jumpBar');
 }
 
 /** Reads the average rating of the product. */
@@ -45,7 +48,13 @@ export function readRating(doc: Document): number | null {
 export function readRatingsCount(doc: Document): number | null {
   const box = summary(doc);
   if (!box) return null;
-  const el = box.querySelector('#acrCustomerReviewText') ?? box.querySelector('a[href*="product-reviews"]');
+  // Otherwise the first reviews link that shows a count: not the stars' own link ("4.6 out of 5 stars").
+  const el =
+    box.querySelector('#acrCustomerReviewText') ??
+    [...box.querySelectorAll('a[href*="product-reviews"]')].find((a) => {
+      const t = textOf(a);
+      return /\d/.test(t) && parseRating(t) === null;
+    });
   if (!el) return null;
   const t = textOf(el);
   if (!/\d/.test(t)) return null;

@@ -10,6 +10,7 @@ import { clean, textOf } from './text.js';
  */
 export const VARIANT_PARTS: PageParts = {
   ids: ['tmmSwatches', 'mediaTabs_tabSet'],
+  classes: ['twisterMediaMatrix'],
   idPrefixes: ['variation_', 'inline-twister-expanded-dimension-text-'],
   shellIdPrefixes: ['inline-twister-row-', 'inline-twister-singleton-header-'],
 };
@@ -148,23 +149,65 @@ export function readTwister(doc: Document, data: TwisterData): { variant: string
 
 const ASIN_IN_HREF = /\/(?:dp|gp\/product|product)\/([A-Z0-9]{10})(?:[/?#]|$)/;
 
+/**
+ * The format buttons of one swatch: every button, or, when the swatch holds several (music: a
+ * "Streaming / Unlimited" button beside the "MP3 / $9.49" one, both linking to the MP3 album), the
+ * buttons that show a price of their own: a streaming subscription is no format with an ASIN of its own.
+ */
+function formatButtons(swatch: Element): { btn: Element; title: Element }[] {
+  const btns = [...swatch.querySelectorAll('.a-button-text')];
+  if (btns.length === 0) {
+    const a = swatch.querySelector('a');
+    if (a) btns.push(a);
+  }
+  const out = btns.map((btn) => ({
+    btn,
+    title: btn.querySelector('.slot-title') ?? swatch.querySelector('.slot-title, .mediaTab_title') ?? btn.querySelector('span') ?? btn,
+  }));
+  if (out.length < 2) return out;
+  const priced = out.filter(({ btn, title }) => /\d/.test(textOf(btn, (el) => el === title)));
+  return priced.length ? priced : out.slice(0, 1);
+}
+
 /** Reads format swatches (books, music, film): the selected format's name and each format's ASIN. */
 export function readFormatSwatches(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
   let variant: string | null = null;
   const all = queryAll(doc, ['#tmmSwatches .swatchElement', '#mediaTabs_tabSet li.mediaTab_heading']);
   const items = all.filter((el) => !all.some((o) => o !== el && o.contains(el)) && !el.matches('.olpLink, .otherSellers'));
+  if (items.length === 0) return readMediaMatrix(doc, pageAsin);
   for (const li of items) {
-    const btn = li.querySelector('.a-button-text, a');
-    if (!btn) continue;
-    const title = li.querySelector('.slot-title, .mediaTab_title') ?? btn.querySelector('span') ?? btn;
-    const nameText = clean(textOf(title).replace(/\s*[-–]?\s*$/, ''));
-    if (!nameText) continue;
-    const selected = li.matches('.selected, .a-active') || !!li.querySelector('.a-button-selected');
-    if (selected && !variant) variant = nameText;
-    const m = ASIN_IN_HREF.exec(btn.getAttribute('href') ?? '');
-    const asin = m ? m[1]! : selected ? pageAsin : null;
-    if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name: nameText, asin });
+    for (const { btn, title } of formatButtons(li)) {
+      const nameText = clean(textOf(title).replace(/\s*[-–]?\s*$/, ''));
+      if (!nameText) continue;
+      const selected = li.matches('.selected, .a-active') || !!li.querySelector('.a-button-selected');
+      if (selected && !variant) variant = nameText;
+      const m = ASIN_IN_HREF.exec(btn.getAttribute('href') ?? '');
+      const asin = m ? m[1]! : selected ? pageAsin : null;
+      if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name: nameText, asin });
+    }
+  }
+  return { variant, variants };
+}
+
+/**
+ * Reads the media matrix of 2010s film pages (`table.twisterMediaMatrix`, "Other Formats & Versions"):
+ * one row per format (`tr#tmm_<ASIN>` with its format cell `td.tmm_videoMetaBinding`: "Blu-ray", "DVD",
+ * "Multi-Format"), the ASIN its link points to, the selected one the `activeRow` (the page's own ASIN).
+ * Rows without a format cell (instant-video titles) name no format and are left out.
+ */
+function readMediaMatrix(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
+  const variants: Variant[] = [];
+  let variant: string | null = null;
+  for (const row of doc.querySelectorAll('table.twisterMediaMatrix tr[id^="tmm_"]')) {
+    const name = textOf(row.querySelector('td.tmm_videoMetaBinding'));
+    if (!name) continue;
+    const selected = row.matches('.activeRow');
+    if (selected && !variant) variant = name;
+    let asin: string | null = null;
+    for (const a of row.querySelectorAll('a[href]')) asin ??= ASIN_IN_HREF.exec(a.getAttribute('href') ?? '')?.[1] ?? null;
+    if (!asin && selected) asin = pageAsin;
+    if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name, asin });
   }
   return { variant, variants };
 }
