@@ -35,8 +35,9 @@ const SOURCES: readonly string[][] = [
 
 /**
  * What `SOURCES` reads (ancestors such as `newAccordionRow*` / `usedAccordionRow*` come with it): in the
- * core price containers only the price elements the core selectors name, the other containers in full;
- * the markers of a buy box without a featured offer only for their presence.
+ * core price containers only the price elements the core selectors name, the other containers in full,
+ * the buy box's offer-section headers (`notFeatured` reads them); the markers of a buy box without a
+ * featured offer only for their presence.
  */
 export const PRICE_PARTS: PageParts = {
   ids: [
@@ -44,7 +45,7 @@ export const PRICE_PARTS: PageParts = {
     'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'newOfferAccordionRow', 'price',
     'price_inside_buybox', 'actualPriceValue',
   ],
-  classes: ['priceLarge', 'offer-price'],
+  classes: ['priceLarge', 'offer-price', 'rbbHeader', 'accordion-header'],
   shellIds: [...CORE_IDS, 'unqualifiedBuyBox', 'buybox-see-all-buying-choices', 'usedOnlyBuybox'],
   scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2'] },
 };
@@ -59,9 +60,9 @@ const NOT_FEATURED = [
 /** Subscribe & Save rows of the core price block: their price to pay is not the one-time price. */
 const SUBSCRIBE_SAVE = '[id^="sns"], [id*="subscribe"], [id*="Subscribe"], [class*="subscribe"], [class*="Subscribe"]';
 
-/** An offer section of the buy box (accordion row, buy-box section) and its header. */
+/** An offer section of the buy box (accordion row, buy-box section) and its header ("Buy new", "Buy used"). */
 const OFFER_SECTION = '.rbbSection, .a-accordion-row-container, .accordion-row';
-const OFFER_HEADER = '.rbbHeader, .accordion-header, .a-accordion-row, h5';
+const OFFER_HEADER = '.rbbHeader, .accordion-header';
 
 /**
  * Buy boxes without a featured offer: "See All Buying Options" only (other sellers' offers), or a
