@@ -4,7 +4,7 @@ import { BRAND_WRAPPERS } from './locale.js';
 import { query } from './query.js';
 import { clean, textOf } from './text.js';
 
-/** What `readByline` reads (the 2008–2014-era `.buying` / `.content` block around `#btAsinTitle` is kept by `fragments.ts`). */
+/** What `readByline` reads (the `.buying` block or `.content` around an older `#btAsinTitle` is kept by `fragments.ts`). */
 export const BYLINE_PARTS: PageParts = { ids: ['bylineInfo', 'byline', 'brand', 'bylineInfo_feature_div', 'btAsinTitle'] };
 
 /** Longest wrappers first, so `Visite a loja da X` wins over `Visite a loja X`. */
@@ -68,25 +68,15 @@ export function readByline(doc: Document): string[] {
     add(unwrapBrand(textOf(brand)));
     return names;
   }
-  // 2008–2014-era layouts: contributor links right after the title heading.
+  // 2008–2014 layouts: contributor links right after the title heading, in its `.buying` block, or in the
+  // sub-title line of its bucket (film: actors and directors as `field-keywords` searches).
   const title = query(doc, ['#btAsinTitle']);
-  const block = title?.closest('.buying, .content');
-  if (block) for (const a of block.querySelectorAll('a')) if (isContributorLink(a, title!)) add(textOf(a));
+  const buying = title?.closest('.buying');
+  if (buying) {
+    for (const a of buying.querySelectorAll('a[href*="field-author"]')) add(textOf(a));
+    return names;
+  }
+  const content = title?.closest('.content');
+  if (content) for (const a of content.querySelectorAll('.subTitle a[href*="field-author"], .subTitle a[href*="field-keywords"]')) add(textOf(a));
   return names;
-}
-
-/**
- * In the 2008–2014-era title block, a contributor link: an author search link (`field-author=`), or
- * any link outside the title heading followed by its role in parentheses (`Kristen Bell (Actor)`,
- * `<span class="byLinePipe">(Director)</span>`, `原 悠 (著)`). Other links of the block (review
- * counts, "See all formats") carry no role and are not names.
- */
-function isContributorLink(a: Element, title: Element): boolean {
-  if (a.contains(title) || title.contains(a) || a.closest('h1') !== null) return false;
-  if ((a.getAttribute('href') ?? '').includes('field-author')) return true;
-  let next: Node | null = a.nextSibling;
-  while (next && next.nodeType === 3 && !(next.nodeValue ?? '').trim()) next = next.nextSibling;
-  if (!next) return false;
-  const t = next.nodeType === 3 ? clean(next.nodeValue ?? '') : next.nodeType === 1 ? textOf(next) : '';
-  return /^\([^()]+\)/.test(t);
 }

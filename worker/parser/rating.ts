@@ -16,16 +16,16 @@ export function parseRating(text: string): number | null {
   return n >= 1 && n <= 5 ? n : null;
 }
 
-/** The review summary blocks; 2010s layouts: the `.jumpBar` under the title (stars and "(6,468 customer reviews)"). */
+/** The review summary blocks (the 2010s summary under the title is `.crAvgStars`). */
 export const RATING_PARTS = {
   ids: ['averageCustomerReviews', 'averageCustomerReviews_feature_div', 'acrPopover'],
-  classes: ['jumpBar'],
+  classes: ['crAvgStars'],
 } as const satisfies PageParts;
 const SUMMARY = RATING_PARTS.ids.map((id) => `#${id}`);
 
 /** The product's own review summary block (the first one; carousels are never read). */
 function summary(doc: Document): Element | null {
-  return query(doc, SUMMARY) ?? doc.querySelector('.jumpBar');
+  return query(doc, SUMMARY) ?? doc.querySelector('.crAvgStars');
 }
 
 /** Reads the average rating of the product. */
@@ -48,13 +48,10 @@ export function readRating(doc: Document): number | null {
 export function readRatingsCount(doc: Document): number | null {
   const box = summary(doc);
   if (!box) return null;
-  // Otherwise the first reviews link that shows a count: not the stars' own link ("4.6 out of 5 stars").
+  // The count's own element, else the first reviews link that shows a number and is not the stars' link.
   const el =
     box.querySelector('#acrCustomerReviewText') ??
-    [...box.querySelectorAll('a[href*="product-reviews"]')].find((a) => {
-      const t = textOf(a);
-      return /\d/.test(t) && parseRating(t) === null;
-    });
+    [...box.querySelectorAll('a[href*="product-reviews"]')].find((a) => /\d/.test(textOf(a)) && parseRating(textOf(a)) === null);
   if (!el) return null;
   const t = textOf(el);
   if (!/\d/.test(t)) return null;

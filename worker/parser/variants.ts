@@ -2,6 +2,7 @@
 import type { Variant } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { query, queryAll } from './query.js';
+import { jsonValues } from './raw-json.js';
 import { clean, textOf } from './text.js';
 
 /**
@@ -21,52 +22,6 @@ export interface TwisterData {
   valuesByAsin: Map<string, string[]>;
   selected: Record<string, string>;
   currentAsin: string | null;
-}
-
-/** Reads the JSON value (object or array) that starts at `start` in `s`, balancing brackets and strings. */
-function jsonAt(s: string, start: number): string | null {
-  const open = s[start];
-  if (open !== '{' && open !== '[') return null;
-  let depth = 0;
-  let inStr = false;
-  for (let i = start; i < s.length && i < start + 2_000_000; i++) {
-    const c = s[i];
-    if (inStr) {
-      if (c === '\\') i++;
-      else if (c === '"') inStr = false;
-      continue;
-    }
-    if (c === '"') inStr = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) return s.slice(start, i + 1);
-    }
-  }
-  return null;
-}
-
-/** Every JSON value that follows `"key" :` in the raw page, in page order. */
-function jsonValues(raw: string, key: string): unknown[] {
-  const out: unknown[] = [];
-  const re = new RegExp(`"${key}"\\s*:\\s*`, 'g');
-  for (let m = re.exec(raw); m; m = re.exec(raw)) {
-    const start = m.index + m[0].length;
-    const c = raw[start];
-    if (c === '"') {
-      const end = raw.indexOf('"', start + 1);
-      out.push(raw.slice(start + 1, end));
-      continue;
-    }
-    const txt = jsonAt(raw, start);
-    if (!txt) continue;
-    try {
-      out.push(JSON.parse(txt));
-    } catch {
-      /* not JSON */
-    }
-  }
-  return out;
 }
 
 const isAsin = (s: string): boolean => /^[A-Z0-9]{10}$/.test(s);
@@ -149,24 +104,31 @@ export function readTwister(doc: Document, data: TwisterData): { variant: string
 
 const ASIN_IN_HREF = /\/(?:dp|gp\/product|product)\/([A-Z0-9]{10})(?:[/?#]|$)/;
 
-/**
- * The format buttons of one swatch: every button, or, when the swatch holds several (music: a
- * "Streaming / Unlimited" button beside the "MP3 / $9.49" one, both linking to the MP3 album), the
- * buttons that show a price of their own: a streaming subscription is no format with an ASIN of its own.
- */
-function formatButtons(swatch: Element): { btn: Element; title: Element }[] {
-  const btns = [...swatch.querySelectorAll('.a-button-text')];
-  if (btns.length === 0) {
-    const a = swatch.querySelector('a');
-    if (a) btns.push(a);
+/** The ASIN a swatch stands for: its link's, else its own `data-asin` / `data-defaultasin`. */
+function swatchAsin(li: Element, link: Element | null): string | null {
+  const m = ASIN_IN_HREF.exec(link?.getAttribute('href') ?? '');
+  if (m) return m[1]!;
+  for (const el of [li, ...li.querySelectorAll('[data-asin], [data-defaultasin]')]) {
+    const v = (el.getAttribute('data-asin') ?? el.getAttribute('data-defaultasin') ?? '').trim().toUpperCase();
+    if (/^[A-Z0-9]{10}$/.test(v)) return v;
   }
-  const out = btns.map((btn) => ({
-    btn,
-    title: btn.querySelector('.slot-title') ?? swatch.querySelector('.slot-title, .mediaTab_title') ?? btn.querySelector('span') ?? btn,
-  }));
-  if (out.length < 2) return out;
-  const priced = out.filter(({ btn, title }) => /\d/.test(textOf(btn, (el) => el === title)));
-  return priced.length ? priced : out.slice(0, 1);
+  return null;
+}
+
+/** A swatch's format name: its title slot, else its first span's text, else the first leaf text that is not a price (icons are not names). */
+function swatchName(li: Element, btn: Element): string {
+  const slot = li.querySelector('.slot-title, .mediaTab_title');
+  if (slot) return textOf(slot);
+  const first = btn.querySelector('span');
+  const firstText = first ? textOf(first) : '';
+  if (firstText) return firstText;
+  // The first span is an icon (or empty): the first leaf text that is not a price.
+  for (const span of btn.querySelectorAll('span')) {
+    if (span.querySelector('span') || span.matches('.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen')) continue;
+    const t = textOf(span);
+    if (t) return t;
+  }
+  return textOf(btn, (el) => el.matches('.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen'));
 }
 
 /** Reads format swatches (books, music, film): the selected format's name and each format's ASIN. */
@@ -175,38 +137,36 @@ export function readFormatSwatches(doc: Document, pageAsin: string | null): { va
   let variant: string | null = null;
   const all = queryAll(doc, ['#tmmSwatches .swatchElement', '#mediaTabs_tabSet li.mediaTab_heading']);
   const items = all.filter((el) => !all.some((o) => o !== el && o.contains(el)) && !el.matches('.olpLink, .otherSellers'));
-  if (items.length === 0) return readMediaMatrix(doc, pageAsin);
   for (const li of items) {
-    for (const { btn, title } of formatButtons(li)) {
-      const nameText = clean(textOf(title).replace(/\s*[-–]?\s*$/, ''));
-      if (!nameText) continue;
-      const selected = li.matches('.selected, .a-active') || !!li.querySelector('.a-button-selected');
-      if (selected && !variant) variant = nameText;
-      const m = ASIN_IN_HREF.exec(btn.getAttribute('href') ?? '');
-      const asin = m ? m[1]! : selected ? pageAsin : null;
-      if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name: nameText, asin });
-    }
+    const btn = li.querySelector('.a-button-text, a');
+    if (!btn) continue;
+    const nameText = clean(swatchName(li, btn).replace(/\s*[-–]?\s*$/, ''));
+    if (!nameText) continue;
+    const selected = li.matches('.selected, .a-active') || !!li.querySelector('.a-button-selected');
+    if (selected && !variant) variant = nameText;
+    const asin = swatchAsin(li, btn) ?? (selected ? pageAsin : null);
+    if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name: nameText, asin });
   }
+  if (items.length === 0) return readMediaMatrix(doc, pageAsin);
   return { variant, variants };
 }
 
 /**
- * Reads the media matrix of 2010s film pages (`table.twisterMediaMatrix`, "Other Formats & Versions"):
- * one row per format (`tr#tmm_<ASIN>` with its format cell `td.tmm_videoMetaBinding`: "Blu-ray", "DVD",
- * "Multi-Format"), the ASIN its link points to, the selected one the `activeRow` (the page's own ASIN).
- * Rows without a format cell (instant-video titles) name no format and are left out.
+ * The 2010s media matrix (`table.twisterMediaMatrix`, "Other Formats & Versions"): one row per format
+ * (`tr[id^="tmm_"]` with its format cell `.tmm_videoMetaBinding`), the active row the selected one; a
+ * row's ASIN is its link's (the active row's is the page's). Instant-video rows carry no format cell.
  */
 function readMediaMatrix(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
   let variant: string | null = null;
   for (const row of doc.querySelectorAll('table.twisterMediaMatrix tr[id^="tmm_"]')) {
-    const name = textOf(row.querySelector('td.tmm_videoMetaBinding'));
+    const cell = row.querySelector('.tmm_videoMetaBinding');
+    const name = cell ? textOf(cell) : '';
     if (!name) continue;
     const selected = row.matches('.activeRow');
     if (selected && !variant) variant = name;
-    let asin: string | null = null;
-    for (const a of row.querySelectorAll('a[href]')) asin ??= ASIN_IN_HREF.exec(a.getAttribute('href') ?? '')?.[1] ?? null;
-    if (!asin && selected) asin = pageAsin;
+    const link = [...row.querySelectorAll('a[href]')].find((a) => ASIN_IN_HREF.test(a.getAttribute('href') ?? '')) ?? null;
+    const asin = link ? ASIN_IN_HREF.exec(link.getAttribute('href')!)![1]! : selected ? pageAsin : null;
     if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name, asin });
   }
   return { variant, variants };
