@@ -2,7 +2,7 @@
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
-import { MONEY, TAX_NOTES } from './locale.js';
+import { MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
 import { NOT_FEATURED } from './offer.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
@@ -25,7 +25,7 @@ const SOURCES: readonly string[][] = [
   ['#tmmSwatches .a-button-selected .a-color-price', '#tmmSwatches .swatchElement.selected .slot-price .a-color-price'],
   [
     '#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price',
-    '#newOfferAccordionRow .header-price', '#booksHeaderSection #price',
+    '#newOfferAccordionRow .header-price', '#booksHeaderSection #price', '#buybox #price', '#buybox .offer-price',
   ],
   ['#price_inside_buybox'],
   ['.priceLarge', '#actualPriceValue'],
@@ -33,15 +33,16 @@ const SOURCES: readonly string[][] = [
 
 /**
  * What `SOURCES` reads (ancestors such as `newAccordionRow*` / `usedAccordionRow*` come with it): in the
- * core price containers only the price elements the core selectors name, the other containers in full.
+ * core price containers only the price elements the core selectors name, the other containers in full,
+ * and the buy box's offer-section headers ("Buy new" / "Buy used", read by `usedSection`).
  */
 export const PRICE_PARTS: PageParts = {
   ids: [
     'priceblock_dealprice', 'priceblock_saleprice', 'priceblock_ourprice', 'kindle-price', 'tmmSwatches',
     'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'price_inside_buybox', 'actualPriceValue',
-    'newOfferAccordionRow', 'booksHeaderSection',
+    'newOfferAccordionRow', 'booksHeaderSection', 'price',
   ],
-  classes: ['priceLarge'],
+  classes: ['priceLarge', 'offer-price', 'rbbHeader', 'accordion-header'],
   shellIds: [...CORE_IDS, 'usedBuySection', 'usedbuyBox', 'usedBuyBox', 'unqualifiedBuyBox', 'desktop_qualifiedBuyBox', 'qualifiedBuybox', 'snsAccordionRowMiddle', 'sns-base-price'],
   shellIdPrefixes: ['usedAccordionRow', 'newAccordionRow'],
   scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit'] },
@@ -104,6 +105,16 @@ function parseAmount(num: string, decimal: '.' | ','): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** An offer section of the buy box (accordion row, buy-box section) and its header ("Buy new", "Buy used"). */
+const OFFER_SECTION = '.rbbSection, .a-accordion-row-container, .accordion-row';
+const OFFER_HEADER = '.rbbHeader, .accordion-header';
+
+/** True when a price sits in a buy-box section headed as a used offer ("Buy used", "Gebraucht kaufen", …), whatever its ids. */
+function usedSection(el: Element): boolean {
+  const header = el.closest(OFFER_SECTION)?.querySelector(OFFER_HEADER);
+  return !!header && containsAny(textOf(header).toLowerCase(), USED_OFFER_PHRASES);
+}
+
 /** True when the buy box holds only a used / other-seller offer (its price is never the featured one's). */
 function usedOfferOnly(doc: Document): boolean {
   return doc.querySelector(USED_OFFER) !== null && doc.querySelector(NEW_OFFER) === null;
@@ -132,12 +143,8 @@ function unreadState(text: string, marketplace: Marketplace): PriceState {
 export function readPriceState(doc: Document, marketplace: Marketplace): { price: Price | null; state: PriceState } {
   if (usedOfferOnly(doc)) return { price: null, state: 'absent' };
   for (const sels of SOURCES) {
-    const texts: string[] = [];
-    for (const el of queryAll(doc, sels)) {
-      if (el.closest(NOT_FEATURED) || el.closest(SNS_ROW) || el.closest(UNIT_PRICE)) continue;
-      const t = priceText(el);
-      if (t) texts.push(t);
-    }
+    const els = queryAll(doc, sels).filter((el) => !el.closest(NOT_FEATURED) && !el.closest(SNS_ROW) && !el.closest(UNIT_PRICE) && !usedSection(el));
+    const texts = els.map(priceText).filter((t) => t !== '');
     if (texts.length === 0) continue;
     const prices = texts.map((t) => parsePrice(t, marketplace));
     const first = prices[0];
