@@ -8,8 +8,10 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
+import { observationsById, type StoredObservation } from '../../core/observations.js';
 
-export type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
+/** A delivered observation as the connection pages it. */
+export type ObservationRow = StoredObservation;
 
 /** A position in a subscription's deliveries: (observed_at, id). */
 export interface DeliveryCursor {
@@ -84,8 +86,7 @@ export function deliveriesLoader(prisma: PrismaClient): DataLoader<DeliveryPage,
       }
     }
     const allIds = [...idsByPage.values()].flat();
-    const rows = allIds.length ? await prisma.observation.findMany({ where: { id: { in: allIds } } }) : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const byId = await observationsById(prisma, allIds);
     return pages.map((page) => (idsByPage.get(`${page.subscriptionId}|${shapeOf(page)}`) ?? []).flatMap((id) => byId.get(id) ?? []));
   }, { cacheKeyFn: (page) => `${page.subscriptionId}|${shapeOf(page)}` });
 }

@@ -17,6 +17,7 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import type { Logger } from '../../core/logger.js';
 import { taskGetEnvelope } from '../../api/rest/envelope/task-get.js';
 import { taskGetViewOf } from '../../core/task-reads.js';
+import { OBSERVATION_INCLUDE } from '../../core/observations.js';
 import { recordAttempt, storedEvent, taskEventId } from '../../core/webhook-events.js';
 import { expandPingbackUrl } from '../../core/webhooks/pingback-url.js';
 import { dnsResolver, sendPinned, systemResolver, type AttemptResult, type HostResolver } from '../../core/webhooks/pinned-request.js';
@@ -69,7 +70,7 @@ export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: We
   async function taskDelivery(taskId: string, kind: TaskWebhookKind, eventId: string | undefined, startedAt: number): Promise<Delivery | null> {
     const task = await prisma.task.findUnique({
       where: { id: taskId },
-      include: { observation: true, account: { select: { webhookSecret: true, disabled: true } } },
+      include: { observation: { include: OBSERVATION_INCLUDE }, account: { select: { webhookSecret: true, disabled: true } } },
     });
     const configured = kind === 'postback' ? task?.postbackUrl : task?.pingbackUrl;
     if (!task || !configured) return null;
