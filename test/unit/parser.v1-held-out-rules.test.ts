@@ -223,7 +223,7 @@ describe("a book's buy-box price when the core price block is absent", () => {
     expect(read(productPage(tmm('$19.60 - $35.64') + box), mp('com')).price).toEqual({ amount: 35.64, currency: 'USD' });
   });
 
-  it('#price inside the buy box; .offer-price of a new-offer section', () => {
+  it('the .offer-price of the buy box (#price of its qualified box); of a new-offer section', () => {
     const priceIn = `<div id="buybox"><div id="qualifiedBuybox"><span id="price" class="a-size-medium a-color-price inlineBlock-display offer-price a-text-normal price3P">$13.49</span></div></div>`;
     expect(read(productPage(priceIn), mp('com')).price).toEqual({ amount: 13.49, currency: 'USD' });
     const section =

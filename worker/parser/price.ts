@@ -25,7 +25,7 @@ const SOURCES: readonly string[][] = [
   ['#tmmSwatches .a-button-selected .a-color-price', '#tmmSwatches .swatchElement.selected .slot-price .a-color-price'],
   [
     '#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price',
-    '#newOfferAccordionRow .header-price', '#booksHeaderSection #price', '#buybox #price', '#buybox .offer-price',
+    '#newOfferAccordionRow .header-price', '#booksHeaderSection #price', '#buybox .offer-price',
   ],
   ['#price_inside_buybox'],
   ['.priceLarge', '#actualPriceValue'],
@@ -40,7 +40,7 @@ export const PRICE_PARTS: PageParts = {
   ids: [
     'priceblock_dealprice', 'priceblock_saleprice', 'priceblock_ourprice', 'kindle-price', 'tmmSwatches',
     'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'price_inside_buybox', 'actualPriceValue',
-    'newOfferAccordionRow', 'booksHeaderSection', 'price',
+    'newOfferAccordionRow', 'booksHeaderSection',
   ],
   classes: ['priceLarge', 'offer-price', 'rbbHeader', 'accordion-header'],
   shellIds: [...CORE_IDS, 'usedBuySection', 'usedbuyBox', 'usedBuyBox', 'unqualifiedBuyBox', 'desktop_qualifiedBuyBox', 'qualifiedBuybox', 'snsAccordionRowMiddle', 'sns-base-price'],
