@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { MARKETPLACES } from '../core/marketplaces.js';
 import { call } from './http.js';
 import type { FloorAnswer, FloorJob } from './floor-readers.js';
-import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, fmt, p50, p95, postgresCpuMs, treeCpuMs, type CpuShare } from './machine.js';
+import { awaitQuiet, cpuShareOfTree, cpuSnapshot, cpuText, envInt, fmt, p50, p95, postgresCpuMs, treeCpuByChild, treeCpuMs, type CpuShare } from './machine.js';
 import { replayDir, replayProducts, type ReplayProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
 import { benchAccount, runPart, sleep } from './stack.js';
@@ -101,7 +101,7 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
       mode, urls: work.map(pageUrl), concurrency: CONCURRENCY, singles: singles.map(pageUrl), gapMs: GAP_MS,
       ...(process.env.CHROME_PATH && { chromePath: process.env.CHROME_PATH }),
     });
-    const share = cpuShare(before, cpuSnapshot());
+    const share = cpuShareOfTree(before, cpuSnapshot());
     if (answer.failures.length) console.log(`  ${name}: ${answer.failures.length} failed reads, e.g. ${answer.failures.slice(0, 3).join('; ')}`);
     figures[name] = {
       pagesPerMin: answer.pages / (answer.wallMs / 60_000), cpuSPerPage: answer.cpuMs / 1000 / answer.pages,
@@ -147,14 +147,19 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
       await sleep(500);
       const r = await call(api('tasks_ready'), account.basic, 'GET');
       const now = performance.now();
-      for (const t of (r.body.tasks ?? []) as { id: string }[]) if (ids.has(t.id) && !seen.has(t.id)) seen.set(t.id, now);
+      // One task whose result lists the finished, uncollected tasks (api/rest/envelope/tasks-ready.ts).
+      const ready = (r.body.tasks?.[0]?.result ?? []) as { id: string }[];
+      for (const t of ready) if (ids.has(t.id) && !seen.has(t.id)) seen.set(t.id, now);
     }
     await posting;
   });
   const cpu1 = cpuSnapshot();
   const wallMs = Math.max(...seen.values()) - t0;
   const serviceCpuMs = treeCpuMs(cpu0, cpu1, process.pid, [replayPid]) + (bench.kind === 'postgres' ? postgresCpuMs(cpu0, cpu1) : 0);
-  const serviceShare = cpuShare(cpu0, cpu1);
+  const serviceShare = cpuShareOfTree(cpu0, cpu1);
+  const split = [...treeCpuByChild(cpu0, cpu1, process.pid, [replayPid])].filter(([, ms]) => ms > 0).sort((x, y) => y[1] - x[1]);
+  console.log(`  service CPU per page by process: ${split.map(([label, ms]) => `${label} ${(ms / seen.size).toFixed(0)} ms`).join(', ')}${bench.kind === 'postgres' ? `, PostgreSQL ${(postgresCpuMs(cpu0, cpu1) / seen.size).toFixed(0)} ms` : ''}`);
+  for (const [label, ms] of split) results.add(`  service CPU per page: ${label}`, ms / 1000 / seen.size, 'CPU-s', { digits: 3 });
   const failed = await bench.prisma.task.count({ where: { id: { in: [...ids] }, statusCode: { not: 20000 } } });
   console.log(`  service: ${seen.size} of ${ids.size} tasks in tasks_ready after ${(wallMs / 1000).toFixed(1)} s, ${failed} not 20000; ${cpuText(serviceShare)}`);
 
@@ -189,6 +194,8 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
   }
   results.add('puppeteer / floor pages/min', puppeteer.pagesPerMin / floor.pagesPerMin, '×', { digits: 2 });
   results.add('puppeteer / floor CPU per page', puppeteer.cpuSPerPage / floor.cpuSPerPage, '×', { digits: 2 });
+  results.add('service / puppeteer pages/min', service.pagesPerMin / puppeteer.pagesPerMin, '×', { digits: 2 });
+  results.add('service / puppeteer CPU per page', service.cpuSPerPage / puppeteer.cpuSPerPage, '×', { digits: 2 });
   results.add('goal: service / floor pages/min', service.pagesPerMin / floor.pagesPerMin, '×', { digits: 2, target: { op: '>=', limit: 0.5 } });
   results.add('goal: service / floor CPU per page', service.cpuSPerPage / floor.cpuSPerPage, '×', { digits: 2, target: { op: '<=', limit: 2 } });
   results.add('goal: service p50 − floor p50', service.p50 - floor.p50, 'ms', { target: { op: '<=', limit: 100 } });

@@ -74,7 +74,7 @@ export function verdict(value: number, target: Target | undefined, db: DbKind | 
 /** Text of a target, e.g. `≤ 15 ms`. */
 export function targetText(target: Target | undefined, unit: string): string {
   if (!target) return '';
-  return `${target.op === '<=' ? '≤' : '≥'} ${fmt(target.limit, 0)} ${unit}${target.db ? ` (${DB_LABEL[target.db]})` : ''}`;
+  return `${target.op === '<=' ? '≤' : '≥'} ${fmt(target.limit, Number.isInteger(target.limit) ? 0 : 2)} ${unit}${target.db ? ` (${DB_LABEL[target.db]})` : ''}`;
 }
 
 /** Collects a part's results; prints each with its verdict and appends it to BENCH_RESULT_FILE when set. */
@@ -224,6 +224,36 @@ export function treeCpuMs(a: CpuSnapshot, b: CpuSnapshot, root: number, exclude:
     return ticks;
   };
   return ((sum(b) - sum(a)) * 1000) / USER_HZ;
+}
+
+/**
+ * Like {@link cpuShare}, with this benchmark's share taken by {@link treeCpuMs}: processes of the
+ * tree that ended meanwhile (a reader process, Chromium's renderers) still count as this benchmark's.
+ */
+export function cpuShareOfTree(a: CpuSnapshot, b: CpuSnapshot, root = process.pid): CpuShare {
+  const share = cpuShare(a, b, root);
+  const total = b.total - a.total;
+  if (total <= 0) return share;
+  // /proc/stat counts every core's ticks; treeCpuMs counts USER_HZ ticks of CPU time.
+  const bench = Math.min(share.machine - share.postgres, (100 * (treeCpuMs(a, b, root) * USER_HZ) / 1000) / total);
+  return { ...share, bench, other: Math.max(0, share.machine - bench - share.postgres) };
+}
+
+/**
+ * {@link treeCpuMs} of `root` split by process: `root` itself, then each of its direct children
+ * with its own descendants (labelled by command name: `chromium`, `temporal`, `node`, …), ms.
+ */
+export function treeCpuByChild(a: CpuSnapshot, b: CpuSnapshot, root: number, exclude: readonly number[] = []): Map<string, number> {
+  const out = new Map<string, number>();
+  const own = (s: CpuSnapshot) => s.procs.get(root)?.ticks ?? 0;
+  out.set('service process', ((own(b) - own(a)) * 1000) / USER_HZ);
+  const children = new Set<number>();
+  for (const snap of [a, b]) for (const [pid, t] of snap.procs) if (t.ppid === root && !exclude.includes(pid)) children.add(pid);
+  for (const pid of children) {
+    const label = (b.procs.get(pid) ?? a.procs.get(pid))!.comm;
+    out.set(label, (out.get(label) ?? 0) + treeCpuMs(a, b, pid));
+  }
+  return out;
 }
 
 /** CPU time (ms) of PostgreSQL server processes (every database on the server) between `a` and `b`. */
