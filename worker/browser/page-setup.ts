@@ -2,7 +2,7 @@
  * Prepares the page one read navigates in: a fresh incognito context (a spare one when ready, see
  * worker/browser/spare-pages.ts) with the marketplace's language and currency pinned
  * (`i18n-prefs`/`lc-main` cookies, `Accept-Language`) and a user agent without `HeadlessChrome`,
- * so the source answers as it would a shopper of that marketplace. A read with an identity
+ * so the source answers as it would a shopper of that marketplace, and JavaScript off. A read with an identity
  * (read-identity.ts) gets its context through the identity's proxy, the session's cookies, and
  * the identity's own page preparation (fingerprint, proxy credentials) in place of the slot's
  * user agent.
@@ -55,12 +55,16 @@ export async function prepareReadPage(setup: PageSetup, resources: ReadResources
     resources.adoptPage(page);
   }
   resources.throwIfStopped();
+  // No script of any document runs: the read parses the bytes itself (page-capture.ts hands
+  // Chromium a stand-in), so this holds even when a document reaches Chromium uncaptured.
+  const scriptsOff = page.setJavaScriptEnabled(false);
   if (identity) {
-    await identity.preparePage(page);
+    await Promise.all([identity.preparePage(page), scriptsOff]);
   } else {
     await Promise.all([
       page.setExtraHTTPHeaders({ 'Accept-Language': marketplace.acceptLanguage }),
       page.setUserAgent({ userAgent: await setup.slot.headfulUserAgent(browser) }),
+      scriptsOff,
     ]);
   }
   resources.throwIfStopped();
