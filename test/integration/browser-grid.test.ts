@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 import { BrowserGrid, CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from '../../worker/browser/browser-grid.js';
 import { ReadCancelledError, SourceUnavailableError } from '../../worker/browser/errors.js';
+import type { ReadIdentity } from '../../worker/browser/read-identity.js';
 import { chromePath, expectIdle, fixtures, mp, RecordingServer } from '../support/browser-grid.js';
 
 let replay: ReplayServer;
@@ -83,6 +84,32 @@ describe('BrowserGrid (local Chromium) with the replay server', () => {
 });
 
 describe('BrowserGrid (local Chromium) with a recording server', () => {
+  it('keeps a direct read\'s page for the next read, which carries no cookie of the reads before', async () => {
+    await using grid = await BrowserGrid.start({ wsEndpoints: [], chromePath, maxPages: 1, navTimeoutMs: 5_000, sourceOrigin: recorder.url });
+    const customerA: ReadIdentity = {
+      cookies: (url) => [{ name: 'customer', value: 'A', domain: new URL(url).hostname, path: '/' }],
+      preparePage: async () => undefined,
+    };
+    // A session's cookie and a cookie a redirect set both land in the first read's context.
+    const first = await grid.read({ marketplace: mp('com'), asin: 'CRUMB00001', identity: customerA });
+    first.done!();
+    const followed = recorder.requests.find((r) => r.path === '/www.amazon.com/dp/ECHOC00001');
+    expect(followed?.headers.cookie).toMatch(/(^|; )crumb=left-behind(;|$)/);
+    expect(followed?.headers.cookie).toMatch(/(^|; )customer=A(;|$)/);
+    await expectIdle(grid);
+    expect(grid.stats().warmPages).toBe(1);
+
+    const second = await grid.read({ marketplace: mp('de'), asin: 'ECHOWARM01' });
+    second.done!();
+    expect(grid.stats().warmPages).toBe(0); // the second read runs on the first one's page
+    const echo = recorder.requests.find((r) => r.path === '/www.amazon.de/dp/ECHOWARM01');
+    expect(echo?.headers.cookie).toMatch(/(^|; )i18n-prefs=EUR(;|$)/);
+    expect(echo?.headers.cookie).not.toMatch(/crumb|customer/);
+    expect(echo?.headers['accept-language']).toBe(mp('de').acceptLanguage);
+    await expectIdle(grid);
+    expect(grid.stats().warmPages).toBe(1);
+  });
+
   it('pins Accept-Language and the currency/language cookies per marketplace', async () => {
     await testGrid.read({ marketplace: mp('de'), asin: 'ECHO000001' });
     await testGrid.read({ marketplace: mp('jp'), asin: 'ECHO000002' });

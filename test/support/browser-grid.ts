@@ -80,6 +80,12 @@ export class RecordingServer {
         <script src="/asset/app.js"></script>
         <p>text in font F</p>`);
     }
+    if (asin.startsWith('CRUMB')) {
+      // A same-origin redirect whose cookie lands in the read's context (the redirect is followed).
+      res.writeHead(302, { location: urlPath.replace('/dp/CRUMB', '/dp/ECHOC'), 'set-cookie': 'crumb=left-behind; Path=/; Max-Age=3600' });
+      res.end();
+      return;
+    }
     if (asin.startsWith('AWAY')) {
       res.writeHead(302, { location: `${this.url.replace('127.0.0.1', 'localhost')}/dp/${asin}` });
       res.end();

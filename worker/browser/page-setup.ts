@@ -22,6 +22,8 @@ export interface PageSetup {
   browser: Browser;
   /** A blank page in its own context on `browser`, opened ahead of time; else one is opened now. */
   spare?: SparePage;
+  /** `spare` is a warm page (warm-pages.ts): an earlier read's, JavaScript and cache already off, cookies to delete. */
+  warm?: boolean;
   /** Decides the cookies (`i18n-prefs` currency, `lc-main` language) and `Accept-Language`. */
   marketplace: Marketplace;
   /** The product URL the page will navigate to (its host receives the cookies). */
@@ -42,6 +44,13 @@ export async function prepareReadPage(setup: PageSetup, resources: ReadResources
   resources.adoptContext(context);
   if (spare && !options) resources.adoptPage(spare.page);
   resources.throwIfStopped();
+  const warm = setup.warm === true && spare !== undefined && !options;
+  if (warm) {
+    // Nothing an earlier read's responses or session left in the jar goes out with this one.
+    const left = await context.cookies();
+    if (left.length > 0) await context.deleteCookie(...left);
+    resources.throwIfStopped();
+  }
   const host = new URL(url).hostname;
   await context.setCookie(
     ...(identity?.cookies(url) ?? []),
@@ -56,8 +65,9 @@ export async function prepareReadPage(setup: PageSetup, resources: ReadResources
   }
   resources.throwIfStopped();
   // No script of any document runs: the read parses the bytes itself (page-capture.ts hands
-  // Chromium a stand-in), so this holds even when a document reaches Chromium uncaptured.
-  const scriptsOff = page.setJavaScriptEnabled(false);
+  // Chromium a stand-in), so this holds even when a document reaches Chromium uncaptured. No HTTP
+  // cache either (a page may serve later reads: warm-pages.ts). A warm page has both off already.
+  const scriptsOff = warm ? undefined : Promise.all([page.setJavaScriptEnabled(false), page.setCacheEnabled(false)]);
   if (identity) {
     await Promise.all([identity.preparePage(page), scriptsOff]);
   } else {
