@@ -51,9 +51,13 @@ export async function storeRows(prisma: PrismaClient, rows: FlatRow[]): Promise<
   return ids;
 }
 
-/** GraphQL's Product fields, every one (api/graphql/schema/product.ts `ProductRef`). */
+/** GraphQL's Product fields, every one (api/graphql/schema/product.ts `ProductRef`, product-v2.ts). */
 export const GRAPHQL_PRODUCT_FIELDS = `asin marketplace url observedAt status title byline variant variants { name asin } price { amount currency }
-  bsr { rank category subcategories { rank category } } rating ratingsCount imageUrl details { label value } parserVersion`;
+  bsr { rank category subcategories { rank category } } rating ratingsCount imageUrl details { label value } parserVersion
+  listPrice { amount currency } subscribeSavePrice { amount currency } coupon { text percent amount { amount currency } } prime
+  buyBox { sellerName sellerId shipsFrom soldByAmazon fulfilledByAmazon } availability { status text quantity } delivery { location promise }
+  featureBullets description images categories ratingHistogram { fiveStar fourStar threeStar twoStar oneStar }
+  quality { version fieldsRead fieldsApplicable missing { field reason } }`;
 
 /** What GraphQL answers for `GRAPHQL_PRODUCT_FIELDS` of a REST Product, in the same order. */
 export function graphqlProductOf(p: Product) {
@@ -62,5 +66,18 @@ export function graphqlProductOf(p: Product) {
     variant: p.variant, variants: p.variants.map((v) => ({ name: v.name, asin: v.asin })), price: p.price, bsr: p.bsr, rating: p.rating,
     ratingsCount: p.ratings_count, imageUrl: p.image_url, details: Object.entries(p.details).map(([label, value]) => ({ label, value })),
     parserVersion: p.parser_version,
+    listPrice: p.list_price, subscribeSavePrice: p.subscribe_save_price,
+    coupon: p.coupon && { text: p.coupon.text, percent: p.coupon.percent, amount: p.coupon.amount }, prime: p.prime,
+    buyBox: p.buy_box && {
+      sellerName: p.buy_box.seller_name, sellerId: p.buy_box.seller_id, shipsFrom: p.buy_box.ships_from,
+      soldByAmazon: p.buy_box.sold_by_amazon, fulfilledByAmazon: p.buy_box.fulfilled_by_amazon,
+    },
+    availability: p.availability, delivery: p.delivery, featureBullets: p.feature_bullets, description: p.description, images: p.images,
+    categories: p.categories,
+    ratingHistogram: p.rating_histogram && {
+      fiveStar: p.rating_histogram['5'], fourStar: p.rating_histogram['4'], threeStar: p.rating_histogram['3'],
+      twoStar: p.rating_histogram['2'], oneStar: p.rating_histogram['1'],
+    },
+    quality: { version: p.quality.version, fieldsRead: p.quality.fields_read, fieldsApplicable: p.quality.fields_applicable, missing: p.quality.missing },
   };
 }

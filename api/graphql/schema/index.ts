@@ -6,6 +6,7 @@ import { lexicographicSortSchema, printSchema } from '../graphql-js.js';
 import { builder } from '../builder.js';
 import { checkCursorArguments } from '../cursors.js';
 import './product.js';
+import './product-v2.js';
 import './analytics.js';
 import './task.js';
 import './subscription.js';
