@@ -240,6 +240,7 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
   /** A query of every GraphQL field with string arguments: each argument passed as the variable of its name. */
   const GRAPHQL: Record<string, { document: string; variables: Record<string, unknown>; names?: Record<string, string>; unknownIsNull?: boolean; unknownCode?: number }> = {
     'Query.tasks': { document: 'query($tag: String, $from: String, $to: String, $after: String, $before: String) { tasks(tag: $tag, from: $from, to: $to, after: $after, before: $before) { totalCount edges { cursor } } }', variables: {} },
+    'Query.observedProducts': { document: 'query($search: String) { observedProducts(search: $search, first: 5) { asin } }', variables: {} },
     'Query.task': { document: 'query($id: ID!) { task(id: $id) { id } }', variables: { id: randomUUID() }, unknownIsNull: true },
     'Query.subscriptions': { document: 'query($tag: String, $after: String, $before: String) { subscriptions(tag: $tag, after: $after, before: $before) { totalCount edges { cursor } } }', variables: {} },
     'MonitoringSubscription.changeEvents': { document: 'query($after: String, $before: String) { subscriptions(first: 1) { edges { node { changeEvents(after: $after, before: $before) { edges { cursor } } } } } }', variables: {} },

@@ -12,6 +12,7 @@ import type { Bsr, CategoryRank, Price, Product, Variant } from '../../../core/p
 import { DomainError } from '../../../core/errors.js';
 import { isErrorCode } from '../../../core/domain/status-codes.js';
 import { resolveMarketplace } from '../../../core/marketplaces.js';
+import { isStorableText } from '../../../core/storable-text.js';
 import type { StoredObservation } from '../../../core/observations.js';
 import { observedProducts } from '../../../core/observed-products.js';
 import { history } from '../../services/history.js';
@@ -164,7 +165,7 @@ builder.queryFields((t) => ({
       const account = requireAccount(ctx);
       const first = args.first ?? OBSERVED_PAGE.default;
       if (!Number.isInteger(first) || first < 1 || first > OBSERVED_PAGE.max) throw DomainError.invalidField('first');
-      if (args.search && args.search.length > SEARCH_MAX) throw DomainError.invalidField('search');
+      if (args.search && (args.search.length > SEARCH_MAX || !isStorableText(args.search))) throw DomainError.invalidField('search');
       const rows = await observedProducts(ctx.prisma, account.id, { first, ...(args.search ? { search: args.search } : {}) });
       return rows;
     },
