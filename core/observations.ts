@@ -1,6 +1,7 @@
 /**
  * Observations: storing a parsed Product and turning stored rows back into API Products.
  */
+import type { Db } from './db/db.js';
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import type { Sql, Statement } from './db/sql.js';
 import { OBSERVATION_JSON, productFromJson, productFromRow, rowFromProduct, type ObservationJson } from './observation-codec.js';
@@ -14,7 +15,7 @@ export const toProduct = productFromRow;
  * `subscriptionId` the observation is a monitoring delivery of that subscription; if the
  * subscription was deleted meanwhile, it is stored as a plain observation.
  */
-export async function storeObservation(prisma: PrismaClient, product: Product, subscriptionId?: number): Promise<bigint> {
+export async function storeObservation({ prisma }: Db, product: Product, subscriptionId?: number): Promise<bigint> {
   try {
     return await insertObservation(prisma, product, subscriptionId);
   } catch (error) {

@@ -13,7 +13,7 @@ import { loadConfig } from '../../core/config.js';
 import { storeObservation } from '../../core/observations.js';
 import { version1Fields, type Product } from '../../core/product.js';
 import { gqlClient, type GqlClient } from '../support/graphql.js';
-import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
+import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 let app: TestApp;
@@ -33,7 +33,7 @@ function product(asin: string, at = new Date(), title = `Product ${asin}`): Prod
 
 async function account(balance = 10, extra: { requestsPerMinute?: number; tasksPerMinute?: number } = {}): Promise<Account> {
   const n = ++seq;
-  const created = await createAccount(app.prisma, { login: `user${n}`, email: `user${n}@example.com`, balance });
+  const created = await createAccount(app.db, { login: `user${n}`, email: `user${n}@example.com`, balance });
   if (Object.keys(extra).length) await app.prisma.account.update({ where: { id: created.id }, data: extra });
   return created;
 }
@@ -41,7 +41,7 @@ async function account(balance = 10, extra: { requestsPerMinute?: number; tasksP
 /** Stores `count` observations delivered to a subscription (oldest first) and marks the newest as latest. */
 async function deliver(subscriptionId: number, asin: string, count: number, title = 'delivered'): Promise<bigint[]> {
   const ids: bigint[] = [];
-  for (let i = 0; i < count; i++) ids.push(await storeObservation(app.prisma, product(asin, new Date(Date.now() - (count - i) * 60_000), `${title} ${i}`), subscriptionId));
+  for (let i = 0; i < count; i++) ids.push(await storeObservation(app.db, product(asin, new Date(Date.now() - (count - i) * 60_000), `${title} ${i}`), subscriptionId));
   await app.prisma.subscription.update({ where: { id: subscriptionId }, data: { latestObservationId: ids.at(-1)! } });
   return ids;
 }
@@ -162,7 +162,7 @@ describe('account isolation: A reaches none of B\'s tasks, subscriptions or keys
 });
 
 describe('SQL queries per request: constant in the page size (no N+1)', () => {
-  let counting: ReturnType<typeof countingPrisma>;
+  let counting: ReturnType<typeof countingDb>;
   let gql: GqlClient;
   const measured: Record<string, Record<number, { total: number; data: number }>> = {};
   /** Statements of authentication, rate limiting and metering; the rest reads the data. */
@@ -191,8 +191,8 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
         cost: '0.0015', observationId: s.latestObservationId, completedAt: new Date(), expiresAt: new Date(Date.now() + 86_400_000),
       })),
     });
-    counting = countingPrisma(app.dbUrl);
-    const countingYoga = app.yoga({ prisma: counting.prisma });
+    counting = countingDb(app.dbUrl);
+    const countingYoga = app.yoga({ db: counting });
     gql = gqlClient(countingYoga, { key: q.api_key });
   });
 

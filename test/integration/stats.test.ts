@@ -38,7 +38,7 @@ for (const database of ['pglite', 'postgres'] as const) {
     let seq = 0;
     const account = async (balance = 10) => {
       const n = ++seq;
-      const created = await createAccount(app.prisma, { login: `stats${n}`, email: `stats${n}@example.com`, balance });
+      const created = await createAccount(app.db, { login: `stats${n}`, email: `stats${n}@example.com`, balance });
       return { ...created, rest: apiClient(app.url, { login: created.login, key: created.api_key }), gql: app.gql({ key: created.api_key }) };
     };
     let rest: ApiClient;
