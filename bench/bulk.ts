@@ -24,6 +24,7 @@ import { openDatabase } from '../core/db/database.js';
 import { startTemporalDevServer } from '../core/temporal/dev-server.js';
 import { createScratchDatabase } from '../scripts/scratch-database.js';
 import { benchAccount } from './stack.js';
+import { legacyColumns, storeGenerated } from './generated-observations.js';
 import { dbKindsFromArgs, envInt, fmt, printHeader, Results, type DbKind } from './machine.js';
 
 const ROWS = envInt('BENCH_BULK_ROWS', 100_000);
@@ -94,10 +95,10 @@ async function run(kind: DbKind): Promise<void> {
     const auth = { login: account.login, key: account.key };
 
     // Upload 1: every ASIN has a fresh observation, so every row completes from the reuse window.
-    await db.prisma.$executeRawUnsafe(`
-      INSERT INTO observations (asin, marketplace, observed_at, status, url, price_amount, price_currency, bsr_rank, parser_version)
-      SELECT 'BR' || lpad(i::text, 8, '0'), 'com', now(), 'ok', 'https://www.amazon.com/dp/BR' || lpad(i::text, 8, '0'), 9.99, 'USD', 1000 + i, 'bench-1'
-      FROM generate_series(0, ${ROWS - 1}) AS i`);
+    await storeGenerated(db, `SELECT ${legacyColumns({
+      asin: `'BR' || lpad(i::text, 8, '0')`, marketplace: `'com'`, observed_at: 'now()', status: `'ok'`,
+      url: `'https://www.amazon.com/dp/BR' || lpad(i::text, 8, '0')`, price_amount: '9.99', price_currency: `'USD'`, bsr_rank: '1000 + i',
+    })} FROM generate_series(0, ${ROWS - 1}) AS i`);
     const reused = csvFile(dir, 'BR', ROWS);
     const bytes = fs.statSync(reused).size;
     const idle1 = await idleRss();

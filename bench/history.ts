@@ -9,7 +9,8 @@
  * first as the rows were just inserted (no statistics yet: PGlite has no autovacuum), then after
  * ANALYZE.
  */
-import { HISTORY_STATEMENT, toProduct } from '../core/observations.js';
+import { HISTORY_STATEMENT, OBSERVATION_INCLUDE, toProduct } from '../core/observations.js';
+import { legacyColumns, storeGenerated } from './generated-observations.js';
 import { briefCall, call } from './http.js';
 import { sampleProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
@@ -27,16 +28,14 @@ await runPart('history', `history: one ASIN among ${fmt(ROWS, 0)} observations`,
   const account = await benchAccount(bench.db);
   const p = sampleProduct('BH00000000');
   const t0 = performance.now();
-  const inserted = await bench.db.prisma.$executeRawUnsafe(`
-    INSERT INTO observations (asin, marketplace, observed_at, status, url, title, byline, variant, variants,
-      price_amount, price_currency, bsr, bsr_rank, rating, ratings_count, image_url, details, parser_version)
-    SELECT 'BH' || lpad((i % ${ASINS})::text, 8, '0'), 'com',
-      now() - make_interval(hours => i / ${ASINS}) - make_interval(secs => (i % ${ASINS}) / 100.0),
-      'ok', 'https://www.amazon.com/dp/BH' || lpad((i % ${ASINS})::text, 8, '0'),
-      ${`'${p.title!.replace(/'/g, "''")}'`}, ${json(p.byline)}, ${`'${p.variant}'`}, ${json(p.variants)},
-      10 + (i % 5000) / 100.0, 'USD', ${json(p.bsr)}, 1000 + i % 100000, 4.3, 1000 + i % 500, ${`'${p.image_url}'`},
-      ${json(p.details)}, 'bench-1'
-    FROM generate_series(0, ${ROWS - 1}) AS i`);
+  const inserted = await storeGenerated(bench.db, `SELECT ${legacyColumns({
+    asin: `'BH' || lpad((i % ${ASINS})::text, 8, '0')`, marketplace: `'com'`,
+    observed_at: `now() - make_interval(hours => i / ${ASINS}) - make_interval(secs => (i % ${ASINS}) / 100.0)`,
+    status: `'ok'`, url: `'https://www.amazon.com/dp/BH' || lpad((i % ${ASINS})::text, 8, '0')`,
+    title: `'${p.title!.replace(/'/g, "''")}'`, byline: json(p.byline), variant: `'${p.variant}'`, variants: json(p.variants),
+    price_amount: `10 + (i % 5000) / 100.0`, price_currency: `'USD'`, bsr: json(p.bsr), bsr_rank: `1000 + i % 100000`, rating: '4.3',
+    ratings_count: `1000 + i % 500`, image_url: `'${p.image_url}'`, details: json(p.details),
+  })} FROM generate_series(0, ${ROWS - 1}) AS i`);
   const insertS = (performance.now() - t0) / 1000;
   console.log(`  inserted ${fmt(inserted, 0)} observations over ${ASINS} ASINs in ${insertS.toFixed(1)} s`);
   results.add(`bulk insert of ${fmt(ROWS, 0)} observations`, insertS, 's', { note: 'one INSERT … SELECT generate_series' });
@@ -88,7 +87,7 @@ await runPart('history', `history: one ASIN among ${fmt(ROWS, 0)} observations`,
   console.log(`  plan of the history query after ANALYZE:\n${await plan()}`);
 
   // The share of the answer that is not the database: turning 100 rows into Products and JSON.
-  const dbRows = await bench.db.prisma.observation.findMany({ where: { asin, marketplace: 'com' }, orderBy: [{ observedAt: 'desc' }, { id: 'desc' }], take: 100 });
+  const dbRows = await bench.db.prisma.observation.findMany({ where: { asin, marketplace: 'com' }, orderBy: [{ observedAt: 'desc' }, { id: 'desc' }], take: 100, include: OBSERVATION_INCLUDE });
   const ts = performance.now();
   for (let i = 0; i < 50; i++) JSON.stringify(dbRows.map(toProduct));
   results.add('  of which toProduct + JSON of 100 rows', (performance.now() - ts) / 50, 'ms', { digits: 2 });

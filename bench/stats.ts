@@ -18,6 +18,7 @@ import { briefCall, call } from './http.js';
 import { withCpuProfile } from './profile.js';
 import { benchAccount, runPart } from './stack.js';
 import { awaitQuiet, cpuShare, cpuSnapshot, cpuText, envInt, fmt, p50, p95 } from './machine.js';
+import { legacyColumns, storeGenerated } from './generated-observations.js';
 
 const ROWS = envInt('BENCH_STATS_ROWS', 1_000_000);
 const ASINS = 1000;
@@ -26,13 +27,12 @@ const REQUESTS = envInt('BENCH_STATS_REQUESTS', 300);
 await runPart('stats', `stats: one ASIN among ${fmt(ROWS, 0)} observations`, {}, async (bench, results) => {
   const account = await benchAccount(bench.db);
   const t0 = performance.now();
-  const inserted = await bench.db.prisma.$executeRawUnsafe(`
-    INSERT INTO observations (asin, marketplace, observed_at, status, url, price_amount, price_currency, bsr_rank, parser_version)
-    SELECT 'BS' || lpad((i % ${ASINS})::text, 8, '0'), 'com',
-      now() - make_interval(hours => i / ${ASINS}) - make_interval(secs => (i % ${ASINS}) / 100.0),
-      'ok', 'https://www.amazon.com/dp/BS' || lpad((i % ${ASINS})::text, 8, '0'),
-      10 + ((i::bigint * 7919) % 5000) / 100.0, 'USD', 1000 + (i::bigint * 104729) % 100000, 'bench-1'
-    FROM generate_series(0, ${ROWS - 1}) AS i`);
+  const inserted = await storeGenerated(bench.db, `SELECT ${legacyColumns({
+    asin: `'BS' || lpad((i % ${ASINS})::text, 8, '0')`, marketplace: `'com'`,
+    observed_at: `now() - make_interval(hours => i / ${ASINS}) - make_interval(secs => (i % ${ASINS}) / 100.0)`,
+    status: `'ok'`, url: `'https://www.amazon.com/dp/BS' || lpad((i % ${ASINS})::text, 8, '0')`,
+    price_amount: `10 + ((i::bigint * 7919) % 5000) / 100.0`, price_currency: `'USD'`, bsr_rank: `(1000 + (i::bigint * 104729) % 100000)::int`,
+  })} FROM generate_series(0, ${ROWS - 1}) AS i`);
   console.log(`  inserted ${fmt(inserted, 0)} observations over ${ASINS} ASINs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   await bench.db.prisma.$executeRawUnsafe('ANALYZE observations');
 

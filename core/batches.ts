@@ -9,7 +9,7 @@
 import type { Sql, Statement } from './db/sql.js';
 import { usd } from './ledger.js';
 import { STATUS, statusMessage } from './domain/status-codes.js';
-import { OBSERVATION_JSON, type ObservationJson } from './observation-codec.js';
+import { OBSERVATION_JOINS, OBSERVATION_JSON, type ObservationJson } from './observation-codec.js';
 
 /** One valid row of a chunk, ready to be charged (data: the row as received plus `api` and `function`). */
 export interface BatchTaskRow {
@@ -207,7 +207,7 @@ const RESULTS_PAGE: Statement = {
     )
     SELECT p.row, p.task_id::text, p.asin, p.marketplace, p.state, p.status_code, p.status_message, p.cost,
       ${OBSERVATION_JSON}
-    FROM page p LEFT JOIN observations o ON o.id = p.observation_id
+    FROM page p LEFT JOIN observations o ON o.id = p.observation_id ${OBSERVATION_JOINS}
     ORDER BY p.row`,
 };
 

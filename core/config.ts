@@ -197,6 +197,12 @@ export const configSchema = z.object({
       'hidden from every read once this old (their `expires_at`). The default follows api-spec.md "Limits" ' +
       '(results are kept 30 days).',
     ),
+  OBSERVATION_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).optional()
+    .describe(
+      'Unset (the default): observations are kept for good (history is what we sell). Set: the hourly ' +
+      '`retentionPurge` drops the monthly partitions of observations wholly older than this many days ' +
+      '(whole partitions, no row-by-row delete). RETENTION_DAYS never touches observations.',
+    ),
   METRICS_TOKEN: optionalString
     .describe(
       'Bearer token every Prometheus /metrics endpoint requires when set (`Authorization: Bearer ' +

@@ -5,7 +5,7 @@
  * export of any length runs in constant memory and reads every index entry once.
  */
 import type { Sql, Statement } from './db/sql.js';
-import { OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
+import { OBSERVATION_JOINS, OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
 import type { Product } from './product.js';
 
 /** The observations of one product exported: `from <= observed_at < before` (from null: no bound). */
@@ -35,7 +35,7 @@ const PAGE: Statement = {
         AND (observed_at, id) < ($4::timestamptz, $5::bigint)
       ORDER BY observed_at DESC, id DESC
       LIMIT $6::int
-    ) o
+    ) o ${OBSERVATION_JOINS}
     ORDER BY o.observed_at DESC, o.id DESC`,
 };
 

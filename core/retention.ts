@@ -10,12 +10,16 @@
  *   events go with the task);
  * - Idempotency-Key rows older than 24 hours (core/idempotency.ts);
  * - source reads older than 7 days (core/source-reads.ts).
- * Observations (the history we sell) are never touched. Deletes run in batches of `batchSize`
- * rows, one short statement each, so no lock is held for long.
+ * Observations (the history we sell) are never deleted row by row: the run creates their monthly
+ * partitions ahead (core/db/observation-partitions.ts) and, only when OBSERVATION_RETENTION_DAYS is
+ * set, drops the partitions wholly older than it. Deletes run in batches of `batchSize` rows, one
+ * short statement each, so no lock is held for long.
  */
 import type { Db } from './db/db.js';
 import type { Statement } from './db/sql.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+import { dropObservationPartitionsBefore, ensureObservationPartitions } from './db/observation-partitions.js';
+import { prismaQueryable } from './db/prisma.js';
 import { pruneSourceReads } from './source-reads.js';
 import type { RetentionReport } from './domain/maintenance-reports.js';
 
@@ -104,9 +108,15 @@ const IDEMPOTENCY_KEYS: Statement = {
     SELECT count(*)::int AS n FROM deleted`,
 };
 
-/** How the purge runs: `retentionDays` is RETENTION_DAYS; `onBatch` is called after each statement (activity heartbeat). */
+/**
+ * How the purge runs: `retentionDays` is RETENTION_DAYS, `observationRetentionDays`
+ * OBSERVATION_RETENTION_DAYS (undefined: observations are kept); `onBatch` is called after each
+ * statement (activity heartbeat); `now` is the purge's clock.
+ */
 export interface RetentionOptions {
   retentionDays: number;
+  observationRetentionDays?: number;
+  now?: Date;
   batchSize?: number;
   maxBatches?: number;
   onBatch?: () => void;
@@ -141,5 +151,11 @@ export async function purgeExpiredData(db: Db, options: RetentionOptions): Promi
   const idempotencyKeys = await inBatches(IDEMPOTENCY_KEYS, IDEMPOTENCY_WINDOW_MS);
   const sourceReads = await pruneSourceReads(db);
   options.onBatch?.();
-  return { tasks, webhookDeliveries, changeEvents, batches, rateLimits, idempotencyKeys, sourceReads };
+  const queryable = prismaQueryable(db.prisma);
+  await ensureObservationPartitions(queryable);
+  const observationPartitions = options.observationRetentionDays === undefined
+    ? []
+    : await dropObservationPartitionsBefore(queryable, new Date((options.now ?? new Date()).getTime() - options.observationRetentionDays * DAY_MS));
+  options.onBatch?.();
+  return { tasks, webhookDeliveries, changeEvents, batches, rateLimits, idempotencyKeys, sourceReads, observationPartitions };
 }

@@ -7,7 +7,7 @@
 import type { Prisma } from '../prisma/generated/client/client.js';
 import type { Sql, Statement } from './db/sql.js';
 import { asStatusCode, type StatusCode } from './domain/status-codes.js';
-import { OBSERVATION_JSON, productFromJson, productFromRow, type ObservationJson, type ObservationRow } from './observation-codec.js';
+import { OBSERVATION_JOINS, OBSERVATION_JSON, productFromJson, productFromRow, type ObservationJson, type ObservationRow } from './observation-codec.js';
 import type { Product } from './product.js';
 
 /**
@@ -24,7 +24,7 @@ export interface TaskGetView {
   product: Product | null;
 }
 
-/** The view of a task row loaded by Prisma with `include: { observation: true }` (the postback's read). */
+/** The view of a task row loaded by Prisma with `include: { observation: { include: OBSERVATION_INCLUDE } }` (the postback's read). */
 export function taskGetViewOf(task: { id: string; data: Prisma.JsonValue; completedAt: Date | null; statusCode: number; statusMessage: string; observation: ObservationRow | null }): TaskGetView {
   const statusCode = asStatusCode(task.statusCode);
   return { id: task.id, data: task.data, completedAt: task.completedAt, statusCode, statusMessage: task.statusMessage, product: task.observation ? productFromRow(task.observation) : null };
@@ -52,7 +52,7 @@ const COLLECT_TASK: Statement = {
       RETURNING tasks.id
     )
     SELECT t.id, t.data, t.completed_at, t.status_code, t.status_message, ${OBSERVATION_JSON}
-    FROM t LEFT JOIN observations o ON o.id = t.observation_id`,
+    FROM t LEFT JOIN observations o ON o.id = t.observation_id ${OBSERVATION_JOINS}`,
 };
 
 /**

@@ -9,7 +9,7 @@ import type { Db } from './db/db.js';
 import type { Statement } from './db/sql.js';
 import { usd } from './ledger.js';
 import { asStatusCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
-import { OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
+import { OBSERVATION_JOINS, OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
 import type { Product } from './product.js';
 
 /** A task row as the live answer needs it, with the Product of its observation (null when none). */
@@ -96,7 +96,7 @@ const CREATE_CHARGED_TASK: Statement = {
       RETURNING state, status_code, status_message, cost, observation_id
     )
     SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, f.id::text AS fresh_id, f.status AS fresh_status, ${OBSERVATION_JSON}
-    FROM task t LEFT JOIN fresh f ON true LEFT JOIN observations o ON o.id = t.observation_id`,
+    FROM task t LEFT JOIN fresh f ON true LEFT JOIN observations o ON o.id = t.observation_id ${OBSERVATION_JOINS}`,
 };
 
 /**
@@ -124,7 +124,7 @@ const COLLECT_OUTCOME: Statement = {
       RETURNING state, status_code, status_message, cost, observation_id
     )
     SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, ${OBSERVATION_JSON}
-    FROM t LEFT JOIN observations o ON o.id = t.observation_id`,
+    FROM t LEFT JOIN observations o ON o.id = t.observation_id ${OBSERVATION_JOINS}`,
 };
 
 /**

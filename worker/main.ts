@@ -60,7 +60,7 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
           allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS,
           accountSlots: config.WEBHOOK_ACCOUNT_SLOTS, resolve: options.webhookResolver,
         },
-        workflows: temporalTaskLauncher(client, config), liveBudgetMs: config.LIVE_BUDGET, retentionDays: config.RETENTION_DAYS,
+        workflows: temporalTaskLauncher(client, config), liveBudgetMs: config.LIVE_BUDGET, retentionDays: config.RETENTION_DAYS, observationRetentionDays: config.OBSERVATION_RETENTION_DAYS,
       },
     });
   } catch (error) {

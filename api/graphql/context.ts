@@ -19,6 +19,7 @@ import type { MonitorLauncher } from '../services/monitor-launcher.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';
 import type { MarketplaceStatusRow } from '../services/status.js';
 import type { WebhookLauncher } from '../../core/temporal/webhook-launcher.js';
+import { observationsById, type StoredObservation } from '../../core/observations.js';
 import { deliveriesLoader } from './deliveries.js';
 
 /** What the GraphQL layer needs: the same dependencies the REST routes get (api/app.ts AppDeps). */
@@ -29,14 +30,13 @@ export interface GraphQLDeps extends ProductTaskDeps {
   webhookLauncher?: WebhookLauncher;
 }
 
-type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
 type TaskRow = NonNullable<Awaited<ReturnType<PrismaClient['task']['findUnique']>>>;
 type SubscriptionRow = NonNullable<Awaited<ReturnType<PrismaClient['subscription']['findUnique']>>>;
 
 /** Request-scoped batch loaders: one SQL query per kind and tick, whatever the number of rows. */
 export interface Loaders {
   /** Observations by id (shared data). */
-  observation: DataLoader<bigint, ObservationRow | null>;
+  observation: DataLoader<bigint, StoredObservation | null>;
   /** The caller's tasks by id; another account's id loads as null. */
   task: DataLoader<string, TaskRow | null>;
   /** The caller's subscriptions by id; another account's id loads as null. */
@@ -69,7 +69,10 @@ function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | 
 export function createLoaders(db: Db, account: AuthAccount | undefined): Loaders {
   const accountId = account?.id ?? -1;
   return {
-    observation: new DataLoader(async (ids) => byKey(ids, await db.prisma.observation.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id)),
+    observation: new DataLoader(async (ids) => {
+      const found = await observationsById(db.prisma, ids);
+      return ids.map((id) => found.get(id) ?? null);
+    }),
     task: new DataLoader(async (ids) => byKey(ids, await db.prisma.task.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
     subscription: new DataLoader(async (ids) => byKey(ids, await db.prisma.subscription.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
     deliveries: deliveriesLoader(db),

@@ -7,10 +7,11 @@
  */
 import DataLoader from 'dataloader';
 import type { Db } from '../../core/db/db.js';
-import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
+import { observationsById, type StoredObservation } from '../../core/observations.js';
 
-export type ObservationRow = NonNullable<Awaited<ReturnType<PrismaClient['observation']['findUnique']>>>;
+/** A delivered observation as the connection pages it. */
+export type ObservationRow = StoredObservation;
 
 /** A position in a subscription's deliveries: (observed_at, id). */
 export interface DeliveryCursor {
@@ -85,8 +86,7 @@ export function deliveriesLoader(db: Db): DataLoader<DeliveryPage, ObservationRo
       }
     }
     const allIds = [...idsByPage.values()].flat();
-    const rows = allIds.length ? await db.prisma.observation.findMany({ where: { id: { in: allIds } } }) : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const byId = await observationsById(db.prisma, allIds);
     return pages.map((page) => (idsByPage.get(`${page.subscriptionId}|${shapeOf(page)}`) ?? []).flatMap((id) => byId.get(id) ?? []));
   }, { cacheKeyFn: (page) => `${page.subscriptionId}|${shapeOf(page)}` });
 }

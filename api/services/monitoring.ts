@@ -10,7 +10,7 @@ import type { Db } from '../../core/db/db.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
-import { toProduct } from '../../core/observations.js';
+import { productsById } from '../../core/observations.js';
 import type { Product } from '../../core/product.js';
 import {
   addSubscriptions,
@@ -243,8 +243,7 @@ export async function listMonitoring(deps: Pick<MonitoringDeps, 'db'>, account: 
     take: limit,
   });
   const latestIds = rows.flatMap((r) => (r.latestObservationId === null ? [] : [r.latestObservationId]));
-  const observations = latestIds.length ? await deps.db.prisma.observation.findMany({ where: { id: { in: latestIds } } }) : [];
-  const byId = new Map(observations.map((o) => [o.id, toProduct(o)]));
+  const byId = await productsById(deps.db.prisma, latestIds);
   const rules = await alertRulesOf(deps.db.prisma, rows.map((r) => r.id));
   const result = rows.map((r) => toSubscription(r, rules.get(r.id) ?? [], r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
   const data = { ...query, api: 'retail', function: 'list' };

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { backfillObservations, type BackfillOptions } from './observation-backfill.js';
+import { ensureObservationPartitions } from './observation-partitions.js';
 
 /** The project's migrations folder (SQL is not compiled, so from dist/ it is the source tree's). */
 export const MIGRATIONS_DIR = [
@@ -83,11 +85,24 @@ export interface Queryable {
 }
 
 /**
- * Applies every pending migration, each in its own transaction, under Prisma's advisory lock.
+ * The data steps after the SQL migrations: the resumable backfill of observations stored in the
+ * layout before version 2, then the monthly partitions of observations ahead of time (both no-ops
+ * when there is nothing to do, and skipped on a database whose migrations predate them).
+ */
+async function afterMigrations(client: pg.Client, backfill: BackfillOptions): Promise<void> {
+  const has = await client.query<{ ok: boolean }>(`SELECT to_regproc('observation_partitions_ensure') IS NOT NULL AS ok`);
+  if (!has.rows[0]?.ok) return;
+  await backfillObservations(client, backfill);
+  await ensureObservationPartitions(client);
+}
+
+/**
+ * Applies every pending migration, each in its own transaction, under Prisma's advisory lock, then
+ * the data steps (`afterMigrations`; `options.backfill` bounds the backfill's run).
  * @returns the names applied now.
  * @throws on the first failing migration (its row keeps the error in `logs`, as Prisma records it).
  */
-export async function applyMigrations(url: string, dir: string = MIGRATIONS_DIR): Promise<string[]> {
+export async function applyMigrations(url: string, dir: string = MIGRATIONS_DIR, options: { backfill?: BackfillOptions } = {}): Promise<string[]> {
   return withClient(url, async (client) => {
     await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_KEY]);
     try {
@@ -116,6 +131,7 @@ export async function applyMigrations(url: string, dir: string = MIGRATIONS_DIR)
         }
         done.push(migration.name);
       }
+      await afterMigrations(client, options.backfill ?? {});
       return done;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK_KEY]);

@@ -25,4 +25,6 @@ export interface RetentionReport {
   rateLimits: number;
   idempotencyKeys: number;
   sourceReads: number;
+  /** Monthly partitions of observations dropped (OBSERVATION_RETENTION_DAYS), by name. */
+  observationPartitions: string[];
 }

@@ -11,6 +11,7 @@ import { storeObservation } from '../../core/observations.js';
 import { flushUsage } from '../../core/usage.js';
 import { version1Fields, type Product } from '../../core/product.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { storeRows } from '../support/observations.js';
 import { accountMoney } from '../support/ledger.js';
 
 let app: TestApp;
@@ -218,12 +219,11 @@ describe('exports', () => {
 
   it('history: every observation of the range, newest first, charged per started 1,000 rows', async () => {
     const base = Date.parse('2026-01-05T00:00:00Z');
-    await app.prisma.observation.createMany({
-      data: Array.from({ length: 1001 }, (_, i) => ({
+    await storeRows(app.db, Array.from({ length: 1001 }, (_, i) => ({
         asin: 'B0HIST0001', marketplace: 'com', observedAt: new Date(base + i * 120_000), status: 'ok', url: 'https://www.amazon.com/dp/B0HIST0001',
-        title: i === 1000 ? '@SUM(1)' : `t${i}`, priceAmount: String(i), priceCurrency: 'USD', bsrRank: i + 1, parserVersion: 'test',
+        title: i === 1000 ? '@SUM(1)' : `t${i}`, priceAmount: String(i), priceCurrency: 'USD', parserVersion: 'test',
       })),
-    });
+    );
     const who = await caller(1);
     const jsonl = await get(who, '/v1/retail/product/history/export?asin=b0hist0001&marketplace=us');
     expect(jsonl.status).toBe(200);

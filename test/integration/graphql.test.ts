@@ -13,6 +13,7 @@ import { loadConfig } from '../../core/config.js';
 import { storeObservation } from '../../core/observations.js';
 import { version1Fields, type Product } from '../../core/product.js';
 import { gqlClient, type GqlClient } from '../support/graphql.js';
+import { storeRows } from '../support/observations.js';
 import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
@@ -175,13 +176,12 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
     });
     const subs = await app.prisma.subscription.findMany({ where: { accountId: q.id }, orderBy: { id: 'asc' } });
     const base = product('B0CNT00000');
-    await app.prisma.observation.createMany({
-      data: subs.flatMap((s, i) => [0, 1, 2].map((k) => ({
+    await storeRows(app.db, subs.flatMap((s, i) => [0, 1, 2].map((k) => ({
         asin: s.asin, marketplace: 'com', observedAt: new Date(Date.now() - (3 - k) * 3_600_000), status: 'ok', url: base.url, title: `${s.asin} #${k}`,
-        byline: base.byline, variants: base.variants as unknown as object[], priceAmount: '9.99', priceCurrency: 'USD', bsr: base.bsr as unknown as object,
+        byline: base.byline, variants: base.variants, priceAmount: '9.99', priceCurrency: 'USD', bsr: base.bsr,
         bsrRank: 5, rating: '4.5', ratingsCount: 10 + i, details: base.details, parserVersion: 'test', subscriptionId: s.id,
       }))),
-    });
+    );
     await app.prisma.$executeRaw`UPDATE subscriptions s SET latest_observation_id = (SELECT max(o.id) FROM observations o WHERE o.subscription_id = s.id) WHERE s.account_id = ${q.id}`;
     const latest = await app.prisma.subscription.findMany({ where: { accountId: q.id }, select: { latestObservationId: true } });
     await app.prisma.task.createMany({

@@ -30,10 +30,20 @@ async function check(url: string) {
       expect(row.rolled_back_at).toBeNull();
       expect(row.applied_steps_count).toBe(1);
     }
-    const tables = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`);
+    // Partitions of `observations` are listed apart: their names follow the calendar.
+    const tables = await client.query(`SELECT table_name FROM information_schema.tables t WHERE table_schema = 'public'
+      AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = t.table_name AND c.relispartition) ORDER BY 1`);
     expect(tables.rows.map((r) => r.table_name)).toEqual([
-      '_prisma_migrations', 'access_requests', 'accounts', 'alert_rules', 'api_keys', 'batch_rows', 'batches', 'idempotency_keys', 'ledger_entries', 'observations', 'rate_limits', 'source_reads', 'subscriptions', 'tasks', 'usage_counters', 'webhook_deliveries', 'webhook_events',
+      '_prisma_migrations', 'access_requests', 'accounts', 'alert_rules', 'api_keys', 'batch_rows', 'batches', 'idempotency_keys', 'ledger_entries', 'observation_texts', 'observations', 'product_contents', 'rate_limits', 'source_reads', 'subscriptions', 'tasks', 'usage_counters', 'webhook_deliveries', 'webhook_events',
     ]);
+    const month = (offset: number) => {
+      const d = new Date();
+      d.setUTCDate(1);
+      d.setUTCMonth(d.getUTCMonth() + offset);
+      return `observations_${d.getUTCFullYear()}_${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+    };
+    const partitions = await client.query(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'observations'::regclass ORDER BY 1`);
+    expect(partitions.rows.map((r) => r.relname)).toEqual([month(0), month(1), month(2), month(3), 'observations_default']);
     await expect(client.query(`INSERT INTO accounts (login, email, webhook_secret, balance) VALUES ('neg', 'n@x', 's', -1)`)).rejects.toThrow(/balance_non_negative/);
   } finally {
     await client.end();

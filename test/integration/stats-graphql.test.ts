@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
+import { storeRows } from '../support/observations.js';
 import { gqlClient, type GqlClient } from '../support/graphql.js';
 import { accountMoney } from '../support/ledger.js';
 
@@ -22,12 +23,11 @@ let accountId: number;
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
   // 25 products, 48 hourly observations each: product i costs 10 + i, its rank drops by one an hour.
-  await app.prisma.observation.createMany({
-    data: Array.from({ length: 25 }, (_, i) => Array.from({ length: 48 }, (_, h) => ({
+  await storeRows(app.db, Array.from({ length: 25 }, (_, i) => Array.from({ length: 48 }, (_, h) => ({
       asin: asinOf(i), marketplace: 'com', observedAt: new Date(T0 + h * HOUR), status: 'ok', url: 'u',
       priceAmount: String(10 + i + (h % 2)), priceCurrency: 'USD', bsrRank: 500 - h, parserVersion: 'test',
     }))).flat(),
-  });
+  );
   const created = await createAccount(app.db, { login: 'dash', email: 'dash@example.com', balance: 10 });
   accountId = created.id;
   counting = countingDb(app.dbUrl);

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { storeRows } from '../support/observations.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
@@ -47,8 +48,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     beforeAll(async () => {
       app = await startTestApp({ database });
-      await app.prisma.observation.createMany({
-        data: [
+      await storeRows(app.db, [
           ...SET_A.map(([h, price, currency, rank, status]) => ({
             asin: A, marketplace: 'com', observedAt: new Date(T0 + h * HOUR), status, url: `https://www.amazon.com/dp/${A}`,
             priceAmount: price === null ? null : String(price), priceCurrency: currency, bsrRank: rank, parserVersion: 'test',
@@ -61,7 +61,7 @@ for (const database of ['pglite', 'postgres'] as const) {
           // Another product and marketplace that must never leak into A's numbers.
           { asin: A, marketplace: 'de', observedAt: new Date(T0 + HOUR), status: 'ok', url: 'u', priceAmount: '1', priceCurrency: 'EUR', bsrRank: 1, parserVersion: 'test' },
         ],
-      });
+      );
       const main = await account(100);
       rest = main.rest;
       gql = main.gql;

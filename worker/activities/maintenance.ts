@@ -19,6 +19,8 @@ export interface MaintenanceDeps {
   workflows: TaskWorkflows;
   liveBudgetMs: number;
   retentionDays: number;
+  /** OBSERVATION_RETENTION_DAYS (undefined: observations are kept). */
+  observationRetentionDays?: number;
 }
 
 export function createMaintenanceActivities(deps: MaintenanceDeps) {
@@ -29,7 +31,7 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
     },
     /** One run of the retention purge; heartbeats after every batch. */
     async purgeExpiredData(): Promise<RetentionReport> {
-      const report = await purgeExpiredData(deps.db, { retentionDays: deps.retentionDays, onBatch: () => Context.current().heartbeat() });
+      const report = await purgeExpiredData(deps.db, { retentionDays: deps.retentionDays, observationRetentionDays: deps.observationRetentionDays, onBatch: () => Context.current().heartbeat() });
       deps.logger.info({ component: 'retention', ...report }, 'retention purge finished');
       return report;
     },

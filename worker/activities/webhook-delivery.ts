@@ -17,6 +17,7 @@ import type { Db } from '../../core/db/db.js';
 import type { Logger } from '../../core/logger.js';
 import { taskGetEnvelope } from '../../api/rest/envelope/task-get.js';
 import { taskGetViewOf } from '../../core/task-reads.js';
+import { OBSERVATION_INCLUDE } from '../../core/observations.js';
 import { recordAttempt, storedEvent, taskEventId } from '../../core/webhook-events.js';
 import { expandPingbackUrl } from '../../core/webhooks/pingback-url.js';
 import { dnsResolver, sendPinned, systemResolver, type AttemptResult, type HostResolver } from '../../core/webhooks/pinned-request.js';
@@ -69,7 +70,7 @@ export function createWebhookDeliveryActivities({ db, logger, webhooks }: Webhoo
   async function taskDelivery(taskId: string, kind: TaskWebhookKind, eventId: string | undefined, startedAt: number): Promise<Delivery | null> {
     const task = await db.prisma.task.findUnique({
       where: { id: taskId },
-      include: { observation: true, account: { select: { webhookSecret: true, disabled: true } } },
+      include: { observation: { include: OBSERVATION_INCLUDE }, account: { select: { webhookSecret: true, disabled: true } } },
     });
     const configured = kind === 'postback' ? task?.postbackUrl : task?.pingbackUrl;
     if (!task || !configured) return null;

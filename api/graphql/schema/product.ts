@@ -11,7 +11,7 @@ import type { Bsr, CategoryRank, Price, Product, Variant } from '../../../core/p
 import { DomainError } from '../../../core/errors.js';
 import { isErrorCode } from '../../../core/domain/status-codes.js';
 import { resolveMarketplace } from '../../../core/marketplaces.js';
-import { toProduct } from '../../../core/observations.js';
+import type { StoredObservation } from '../../../core/observations.js';
 import { history } from '../../services/history.js';
 import { builder, IN_MEMORY_LIST, type RootFieldPolicy } from '../builder.js';
 import { metered, requireAccount } from '../context.js';
@@ -87,13 +87,16 @@ export const ProductRef = builder.objectRef<Product>('Product').implement({
   }),
 });
 
-/** A stored observation: its id and time, and the Product read. */
-export const ObservationRef = builder.prismaObject('Observation', {
+/**
+ * A stored observation: its id and time, and the Product read (core/observations.ts
+ * `observationsById`, through the request's loaders).
+ */
+export const ObservationRef = builder.objectRef<StoredObservation>('Observation').implement({
   description: 'One stored read of a product page.',
   fields: (t) => ({
     id: t.id({ resolve: (row) => row.id.toString() }),
     observedAt: t.expose('observedAt', { type: 'DateTime' }),
-    product: t.field({ type: ProductRef, resolve: (row) => toProduct(row) }),
+    product: t.field({ type: ProductRef, resolve: (row) => row.product }),
   }),
 });
 

@@ -12,7 +12,6 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
-import { toProduct } from '../../../core/observations.js';
 import type { TaskOutcome } from '../../../core/domain/outcomes.js';
 import { readRequestFields } from '../../../core/validation/read-fields.js';
 import { subscriptionId } from '../../../core/validation/fields.js';
@@ -56,7 +55,7 @@ export const SubscriptionRef = builder.prismaObject('Subscription', {
       resolve: async (s, _args, ctx) => {
         if (s.latestObservationId === null) return null;
         const row = await ctx.loaders.observation.load(s.latestObservationId);
-        return row ? toProduct(row) : null;
+        return row ? row.product : null;
       },
     }),
     observations: t.connection({

@@ -10,7 +10,6 @@
 import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
 import { isUuid } from '../../../core/ids.js';
-import { toProduct } from '../../../core/observations.js';
 import type { TaskOutcome } from '../../../core/domain/outcomes.js';
 import { taskPost } from '../../services/product-tasks.js';
 import { readRequestFields } from '../../../core/validation/read-fields.js';
@@ -54,8 +53,11 @@ export const TaskRef = builder.prismaObject('Task', {
       type: ProductRef,
       nullable: true,
       description: 'The Product once the task completed with 20000 (what task_get returns), else null.',
-      select: { statusCode: true, observation: true },
-      resolve: (task) => (task.statusCode === STATUS.OK && task.observation ? toProduct(task.observation) : null),
+      select: { statusCode: true, observationId: true },
+      resolve: async (task, _args, ctx) => {
+        if (task.statusCode !== STATUS.OK || task.observationId === null) return null;
+        return (await ctx.loaders.observation.load(task.observationId))?.product ?? null;
+      },
     }),
   }),
 });
