@@ -15,7 +15,7 @@ import { finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js'
 import { version1Fields, type Product } from '../../core/product.js';
 import { recordSourceRead, type SourceReadOutcome } from '../../core/source-reads.js';
 import { BrowserGridError } from '../browser/errors.js';
-import { PARSER_VERSION } from '../parser/index.js';
+import { PARSER_VERSION, notFoundQuality } from '../parser/index.js';
 import { ReadAttemptsFailedError, readWithIdentities, type IdentityRead, type PageSource } from '../identity/identity-reads.js';
 import type { SourceIdentities } from '../identity/source-identities.js';
 import { MONITORING_RUN_CLOSED, NO_SOURCE_IDENTITY, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
@@ -56,7 +56,8 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
   return {
     asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
     status: 'not_found', title: null, byline: [], variant: null, variants: [], price: null, bsr: null,
-    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: PARSER_VERSION, ...version1Fields(),
+    rating: null, ratings_count: null, image_url: null, details: {}, parser_version: PARSER_VERSION,
+    ...version1Fields(), quality: notFoundQuality(),
   };
 }
 
@@ -162,7 +163,7 @@ export function createProductReadActivities({ db, source, identities, sourceAtte
         }
         const product: Product = {
           asin, marketplace: marketplace.code, url: canonicalProductUrl(marketplace, asin), observed_at: observedAt,
-          ...parsed.fields, parser_version: PARSER_VERSION, ...version1Fields(),
+          ...parsed.fields, parser_version: PARSER_VERSION,
         };
         const result = await finish(product, product.status);
         log.info({ status: product.status, ...timings }, 'observation stored');

@@ -4,7 +4,7 @@ import { BRAND_WRAPPERS } from './locale.js';
 import { query } from './query.js';
 import { clean, textOf } from './text.js';
 
-/** What `readByline` reads (the 2008-era `.buying` block around `#btAsinTitle` is kept by `fragments.ts`). */
+/** What `readByline` reads (the `.buying` block or `.content` around an older `#btAsinTitle` is kept by `fragments.ts`). */
 export const BYLINE_PARTS: PageParts = { ids: ['bylineInfo', 'byline', 'brand', 'bylineInfo_feature_div', 'btAsinTitle'] };
 
 /** Longest wrappers first, so `Visite a loja da X` wins over `Visite a loja X`. */
@@ -68,9 +68,15 @@ export function readByline(doc: Document): string[] {
     add(unwrapBrand(textOf(brand)));
     return names;
   }
-  // 2008-era layout: author links right after the title heading.
+  // 2008–2014 layouts: contributor links right after the title heading, in its `.buying` block, or in the
+  // sub-title line of its bucket (film: actors and directors as `field-keywords` searches).
   const title = query(doc, ['#btAsinTitle']);
   const buying = title?.closest('.buying');
-  if (buying) for (const a of buying.querySelectorAll('a[href*="field-author"]')) add(textOf(a));
+  if (buying) {
+    for (const a of buying.querySelectorAll('a[href*="field-author"]')) add(textOf(a));
+    return names;
+  }
+  const content = title?.closest('.content');
+  if (content) for (const a of content.querySelectorAll('.subTitle a[href*="field-author"], .subTitle a[href*="field-keywords"]')) add(textOf(a));
   return names;
 }

@@ -6,7 +6,7 @@
  * - Best Sellers Rank labels found by text (`th`, `td.label`, `b`, `.a-text-bold` whose text names the
  *   rank, as `findBsrBlock` searches): the row/item holding them;
  * - `input#ASIN`, `input[name=ASIN|ASIN.0]`, `link[rel=canonical]` (the page's ASIN);
- * - the `.buying` block around a 2008-era `#btAsinTitle` (byline);
+ * - the `.buying` block (or bucket `.content`) around an older `#btAsinTitle` (byline);
  * - when the page has no product-details container: the `productDetails` anchor and the first of its
  *   following siblings that holds a legacy `.bucket .content` (the siblings before it are passed over by
  *   `legacyBucket` without being read).
@@ -208,7 +208,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     } else if (name === 'link' && el.rel.toLowerCase() === 'canonical') {
       el.keep = 1;
     }
-    if (id === 'btasintitle') this.keepClosest(el, (a) => hasClass(a.cls, 'buying'));
+    if (id === 'btasintitle') this.keepClosest(el, (a) => hasClass(a.cls, 'buying') || hasClass(a.cls, 'content'));
     // legacy details: the productDetails anchor and the siblings after it
     if (!this.legacyParent && name === 'a' && (el.id === 'productDetails' || el.attrName === 'productDetails')) {
       this.legacyParent = el.parent;

@@ -8,8 +8,8 @@ export const IMAGE_PARTS = {
 } as const satisfies PageParts;
 const MAIN = IMAGE_PARTS.ids.map((id) => `#${id}`);
 
-/** Makes an image URL absolute https; null for `data:` URIs and empty values. */
-function absolute(url: string | null | undefined): string | null {
+/** Makes an image URL absolute https (`//x` and `http://x` become `https://x`); null for `data:` URIs, relative and empty values. */
+export function absolute(url: string | null | undefined): string | null {
   const u = (url ?? '').trim();
   if (!u || u.startsWith('data:')) return null;
   if (u.startsWith('//')) return `https:${u}`;

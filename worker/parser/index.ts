@@ -1,32 +1,43 @@
 /**
- * Parser v1: turns one saved Amazon product page into a `PageParse` (product-page-contract.md).
+ * Parser: turns one saved Amazon product page into a `PageParse` (product-page-contract.md).
  * Pure functions, no I/O. Field readers live in one file per field; language data lives in `locale.ts`.
  * Each reader module declares the parts of the page it reads (`*_PARTS`); product pages are read from a
  * jsdom document of only those parts (`fragments.ts`), built and released by `dom.ts`.
  */
 import type { Marketplace } from '../../core/marketplaces.js';
-import { version1Fields, type PageParse, type ProductFields } from '../../core/product.js';
+import type { PageParse, ProductFields } from '../../core/product.js';
 import { BSR_PARTS, readBsr } from './bsr.js';
+import { BUY_BOX_PARTS, readBuyBox } from './buy-box.js';
 import { BYLINE_PARTS, readByline } from './byline.js';
+import { CONTENT_PARTS, readCategories, readDescription, readFeatureBullets } from './content.js';
 import { DETAILS_PARTS, readDetails } from './details.js';
 import { createDom, releaseDom } from './dom.js';
 import { extractFragments } from './fragments.js';
 import type { PageParts } from './page-parts.js';
+import { readGallery } from './gallery.js';
+import { HISTOGRAM_PARTS, readHistogram } from './histogram.js';
 import { IMAGE_PARTS, readImage } from './image.js';
+import { OFFER_PRICE_PARTS, readCoupon, readListPrice, readPrime, readSubscribeSavePrice } from './offer-price.js';
 import { TITLE_PARTS, decidePageKind, readTitle } from './page-kind.js';
 import { stripScriptsAndStyles } from './prepare.js';
-import { PRICE_PARTS, readPrice } from './price.js';
+import { PRICE_PARTS, readPriceState } from './price.js';
+import { qualityOf } from './quality.js';
 import { query } from './query.js';
 import { RATING_PARTS, readRating, readRatingsCount } from './rating.js';
+import { STOCK_PARTS, readAvailability, readDelivery } from './stock.js';
 import { VARIANT_PARTS, readFormatSwatches, readTwister, readTwisterData } from './variants.js';
 
 export { decodePage } from './decode.js';
+export { notFoundQuality } from './quality.js';
 
 /** Version of the extraction; bump whenever any output can change. */
-export const PARSER_VERSION = '1.0.0';
+export const PARSER_VERSION = '2.0.0';
 
 /** The parts every field reader reads (title and details are passed apart: they decide what is kept). */
-const READER_PARTS: readonly PageParts[] = [BYLINE_PARTS, PRICE_PARTS, BSR_PARTS, IMAGE_PARTS, RATING_PARTS, VARIANT_PARTS];
+const READER_PARTS: readonly PageParts[] = [
+  BYLINE_PARTS, PRICE_PARTS, BSR_PARTS, IMAGE_PARTS, RATING_PARTS, VARIANT_PARTS,
+  OFFER_PRICE_PARTS, BUY_BOX_PARTS, STOCK_PARTS, CONTENT_PARTS, HISTOGRAM_PARTS,
+];
 
 /** The ASIN the page itself shows (for the selected format swatch, whose link has none). */
 function pageAsin(doc: Document, fallback: string | null): string | null {
@@ -43,20 +54,38 @@ function readFields(doc: Document, html: string, title: string, marketplace: Mar
   const twisterData = readTwisterData(html);
   const sel = twisterData ? readTwister(doc, twisterData) : readFormatSwatches(doc, pageAsin(doc, null));
   const bsr = readBsr(doc);
-  const fields: ProductFields = {
+  const { price, state: priceState } = readPriceState(doc, marketplace);
+  const rating = readRating(doc);
+  const imageUrl = readImage(doc);
+  const buyBox = readBuyBox(doc);
+  const hasOffer = price !== null || buyBox !== null;
+  const delivery = readDelivery(doc, hasOffer);
+  const base = {
     status: bsr ? 'ok' : 'no_bsr',
     title,
     byline: readByline(doc),
     variant: sel.variant,
     variants: sel.variants,
-    price: readPrice(doc, marketplace),
+    price,
     bsr,
-    rating: readRating(doc),
+    rating,
     ratings_count: readRatingsCount(doc),
-    image_url: readImage(doc),
+    image_url: imageUrl,
     details: readDetails(doc),
-    ...version1Fields(),
-  };
+    list_price: hasOffer ? readListPrice(doc, marketplace) : null,
+    subscribe_save_price: hasOffer ? readSubscribeSavePrice(doc, marketplace) : null,
+    coupon: hasOffer ? readCoupon(doc, marketplace) : null,
+    prime: readPrime(doc, hasOffer, delivery?.promise ?? null),
+    buy_box: buyBox,
+    availability: readAvailability(doc),
+    delivery,
+    feature_bullets: readFeatureBullets(doc),
+    description: readDescription(doc),
+    images: readGallery(html, imageUrl) ?? [],
+    categories: readCategories(doc),
+    rating_histogram: readHistogram(doc, rating),
+  } satisfies Omit<ProductFields, 'quality'>;
+  const fields: ProductFields = { ...base, quality: qualityOf(base, { hasOffer, price: priceState }) };
   return { kind: 'product', fields };
 }
 

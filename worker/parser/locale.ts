@@ -11,6 +11,7 @@ export const BSR_LABELS: readonly string[] = [
   'bestsellers rank',
   'best-sellers rank',
   'bestseller-rang',
+  'amazon bestseller:',
   'bestseller rang',
   'classement des meilleures ventes',
   'classifica bestseller',
@@ -80,6 +81,8 @@ export const BRAND_WRAPPERS: ReadonlyArray<readonly [string, string]> = [
   ['brand : ', ''],
   ['besuchen sie den ', '-store'],
   ['besuchen sie den ', ' store'],
+  ['besuche den ', '-store'],
+  ['besuche den ', ' store'],
   ['marke: ', ''],
   ['marke : ', ''],
   ['visiter la boutique ', ''],
@@ -187,3 +190,81 @@ export function containsAny(text: string, phrases: readonly string[]): boolean {
 
 /** Tax notes after a price that are not part of the amount (`￥ 2,814 (税込)`). */
 export const TAX_NOTES: readonly string[] = ['（税込）', '(税込)', '税込'];
+
+/** Headings of the "About this item" list where a page has no `#feature-bullets` (lower-case). */
+export const ABOUT_THIS_ITEM: readonly string[] = [
+  'about this item', 'sobre este item', 'sobre este produto', 'acerca de este producto', 'acerca de este artículo',
+  'info su questo articolo', 'über diesen artikel', 'à propos de cet article', 'この商品について',
+];
+
+/** Delivery-line prefixes before the place (lower-case, longest first where one contains another). */
+export const DELIVER_TO_PREFIXES: readonly string[] = [
+  'votre adresse de livraison', 'delivering to', 'deliver to', 'entregando em', 'entregar em', 'enviar para', 'enviar a', 'entrega en', 'entregar en',
+  'liefern an', 'liefern nach', 'lieferung an', 'livrer à', 'livraison à', 'consegna a', 'spedizione a', 'お届け先',
+];
+
+/** Delivery-line texts that name no place (a prompt to choose one), lower-case. */
+export const NO_PLACE_PHRASES: readonly string[] = [
+  'select your address', 'select delivery location', 'choose location for most accurate options', 'update location',
+  'selecione o endereço', 'atualizar local', 'atualizar cep', 'actualizar ubicación', 'selecciona tu dirección',
+  'elige tu dirección', 'adresse auswählen', 'standort aktualisieren', 'choisir votre adresse', 'mettre à jour',
+  'seleziona il tuo indirizzo', 'aggiorna posizione', 'お届け先を選択',
+];
+
+/** Link texts after a delivery promise or place ("Details", "Update location"), lower-case. */
+export const TRAILING_LINK_TEXTS: readonly string[] = [
+  'details', 'ver detalhes', 'ver detalles', 'siehe details', 'details anzeigen', 'en savoir plus', 'voir les détails',
+  'maggiori informazioni', 'dettagli', 'más información', 'mais informações', '詳細', 'update location', 'atualizar local',
+  'actualizar ubicación', 'standort aktualisieren', 'mettre à jour la position', 'aggiorna posizione',
+];
+
+/** Buy-box grid labels of the "Ships from" row (lower-case; "Delivered by" is not one). */
+export const SHIPS_FROM_LABELS: readonly string[] = [
+  'ships from', 'dispatched from', 'enviado por', 'enviado de', 'envío desde', 'enviado desde', 'versand', 'expédié par',
+  'expédition', 'spedito da', 'spedizione', '出荷元', '発送元',
+];
+
+/** Buy-box grid labels of the "Sold by" row (lower-case). */
+export const SOLD_BY_LABELS: readonly string[] = ['sold by', 'vendido por', 'verkäufer', 'verkauf durch', 'vendu par', 'venduto da', '販売元'];
+
+/**
+ * `#merchant-info` sentences: [pattern, which groups are the seller and the ships-from]. Lower-cased
+ * text is matched; names are cut from the original text at the same offsets.
+ */
+export const MERCHANT_SENTENCES: ReadonlyArray<{ re: RegExp; seller: number; shipsFrom: number | 'same' }> = [
+  { re: /^(?:ships from and sold by|dispatched from and sold by|verkauf und versand durch|vendido y enviado por|vendido e enviado por|expédié et vendu par|vendu et expédié par|venduto e spedito da|spedito e venduto da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 'same' },
+  { re: /^(?:sold by|verkauf durch|vendido por|vendu par|venduto da)\s+(.+?)\s+(?:and fulfilled by|and dispatched by|und versand durch|y gestionado por|y enviado por|e enviado por|e enviado pela|et expédié par|e spedito da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 2 },
+  { re: /^(?:ships from|dispatched from|versand durch|enviado por|expédié par|spedito da)\s+(.+?)\s+(?:and sold by|und verkauf durch|y vendido por|e vendido por|et vendu par|e venduto da)\s+(.+?)\.?$/, seller: 2, shipsFrom: 1 },
+  { re: /この商品は、\s*(.+?)\s*が販売、発送します。?$/, seller: 1, shipsFrom: 'same' },
+];
+
+/** Names of the marketplaces' own retail sellers (lower-case): the buy box's `sold_by_amazon`. */
+export const AMAZON_RETAIL_SELLERS: readonly string[] = [
+  'amazon', 'amazon.com', 'amazon.ca', 'amazon.co.uk', 'amazon.de', 'amazon.fr', 'amazon.it', 'amazon.es', 'amazon.com.br',
+  'amazon.com.mx', 'amazon.co.jp', 'amazon.com.au', 'amazon eu s.à r.l.', 'amazon eu sarl', 'amazon eu s.a.r.l.',
+  'amazon media eu s.à r.l.', 'amazon export sales llc', 'amazon us', 'amazon servicos de varejo do brasil ltda',
+];
+
+/** `#availability` phrases per status (lower-case), checked in this order: back order, pre-order, out of stock, low stock, in stock. */
+export const AVAILABILITY_PHRASES = {
+  back_order: ['temporarily out of stock', 'vorübergehend nicht auf lager', 'temporairement en rupture', 'temporaneamente non disponibile', 'temporalmente sin stock', 'temporariamente fora de estoque', '一時的に在庫切れ'],
+  preorder: ['pre-order', 'preorder', 'vorbestellbar', 'précommande', 'preordinalo', 'disponible para reserva', 'pré-venda', 'pré-encomenda', '予約'],
+  out_of_stock: ['currently unavailable', 'derzeit nicht verfügbar', 'actuellement indisponible', 'attualmente non disponibile', 'no disponible', 'não disponível', 'indisponível', 'out of stock', '現在在庫切れ', '在庫切れ'],
+  in_stock: ['in stock', 'auf lager', 'en stock', 'em estoque', 'em stock', 'disponibilità immediata', 'disponibile', '在庫あり'],
+} as const;
+
+/** "Only 3 left in stock" in each language: the first group is the number of units. */
+export const LOW_STOCK_PATTERNS: readonly RegExp[] = [
+  /only (\d+) left in stock/, /nur noch (\d+) (?:auf lager|vorrätig|stück)/, /il ne reste plus que (\d+)/, /s[oó]lo queda\(?n?\)? (\d+)/,
+  /solo (\d+) rimast/, /rimangono solo (\d+)/, /apenas (\d+) (?:em estoque|unidade|restante)/, /restam apenas (\d+)/, /só restam (\d+)/,
+  /残り(\d+)点/,
+];
+
+/** Coupon words (lower-case): a promotion message is a coupon only when it names one. */
+export const COUPON_WORDS: readonly string[] = ['coupon', 'cupón', 'cupão', 'cupom', 'gutschein', 'buono', 'クーポン'];
+
+/** Phrases of a Prime signal in the featured offer's price or delivery lines (lower-case). */
+export const PRIME_PHRASES: readonly string[] = [
+  'with amazon prime', 'join prime to buy', 'prime members get free', 'free shipping for prime members', 'prime member price', 'für prime-mitglieder',
+  'pour les membres prime', 'per i clienti prime', 'para miembros prime', 'para membros prime', 'prime会員',
+];

@@ -3,11 +3,12 @@ import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { MONEY, TAX_NOTES } from './locale.js';
+import { NOT_FEATURED } from './offer.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
 /** Containers of the modern core price block (ids). */
-const CORE_IDS = ['corePrice_feature_div', 'corePriceDisplay_desktop_feature_div', 'corePrice_desktop', 'apex_desktop', 'apex_offerDisplay_desktop'];
+export const CORE_IDS = ['corePrice_feature_div', 'corePriceDisplay_desktop_feature_div', 'corePrice_desktop', 'apex_desktop', 'apex_offerDisplay_desktop'];
 const CORE = CORE_IDS.map((id) => `#${id}`);
 
 /**
@@ -21,8 +22,11 @@ const SOURCES: readonly string[][] = [
   ['#priceblock_saleprice'],
   ['#priceblock_ourprice'],
   ['#kindle-price'],
-  ['#tmmSwatches .a-button-selected .a-color-price'],
-  ['#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price'],
+  ['#tmmSwatches .a-button-selected .a-color-price', '#tmmSwatches .swatchElement.selected .slot-price .a-color-price'],
+  [
+    '#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price',
+    '#newOfferAccordionRow .header-price', '#booksHeaderSection #price',
+  ],
   ['#price_inside_buybox'],
   ['.priceLarge', '#actualPriceValue'],
 ];
@@ -35,17 +39,25 @@ export const PRICE_PARTS: PageParts = {
   ids: [
     'priceblock_dealprice', 'priceblock_saleprice', 'priceblock_ourprice', 'kindle-price', 'tmmSwatches',
     'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'price_inside_buybox', 'actualPriceValue',
+    'newOfferAccordionRow', 'booksHeaderSection',
   ],
   classes: ['priceLarge'],
-  shellIds: CORE_IDS,
-  scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2'] },
+  shellIds: [...CORE_IDS, 'usedBuySection', 'usedbuyBox', 'usedBuyBox', 'unqualifiedBuyBox', 'desktop_qualifiedBuyBox', 'qualifiedBuybox', 'snsAccordionRowMiddle', 'sns-base-price'],
+  shellIdPrefixes: ['usedAccordionRow', 'newAccordionRow'],
+  scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit'] },
 };
 
-/** Offers that are never the featured new offer. */
-const NOT_FEATURED = '[id*="usedAccordionRow"], #usedBuySection, #usedBuyBox, [id*="tradeIn"], #aod-container';
+/** Subscribe & Save rows: their prices are never the one-time price. */
+export const SNS_ROW = '#snsAccordionRowMiddle, #sns-base-price, [id*="subscribe" i], [class*="subscribe" i], [id^="sns"]';
+/** Unit prices (per count / kg). */
+const UNIT_PRICE = '.pricePerUnit';
+/** Containers that show the featured new offer in the buy box. */
+const NEW_OFFER = '#desktop_qualifiedBuyBox, #qualifiedBuybox, [id^="newAccordionRow"], #buyNewSection, #newBuyBoxPrice, #price_inside_buybox, #newOfferAccordionRow';
+/** Containers of a buy box that holds a used / other-seller offer. */
+const USED_OFFER = '#usedBuySection, #usedbuyBox, #usedBuyBox, [id^="usedAccordionRow"], #unqualifiedBuyBox';
 
 /** Text of a price element: the screen-reader copy when present, else the visible parts joined tightly. */
-function priceText(el: Element): string {
+export function priceText(el: Element): string {
   if (!el.matches('.a-price')) return textOf(el);
   const off = el.querySelector(':scope > .a-offscreen');
   const t = off ? textOf(off) : '';
@@ -92,21 +104,51 @@ function parseAmount(num: string, decimal: '.' | ','): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Reads the price to pay of the featured offer, or null. */
-export function readPrice(doc: Document, marketplace: Marketplace): Price | null {
+/** True when the buy box holds only a used / other-seller offer (its price is never the featured one's). */
+function usedOfferOnly(doc: Document): boolean {
+  return doc.querySelector(USED_OFFER) !== null && doc.querySelector(NEW_OFFER) === null;
+}
+
+/** How the price to pay was found: read, not shown, shown but not read with confidence, or shown in another currency. */
+export type PriceState = 'read' | 'absent' | 'unreadable' | 'other_currency';
+
+/** Why a shown price text did not parse: another marketplace's currency, else unreadable (ranges, several amounts). */
+function unreadState(text: string, marketplace: Marketplace): PriceState {
+  const t = clean(text).toLowerCase();
+  const other = Object.entries(MONEY).some(
+    ([code, m]) => code !== marketplace.code && m.tokens.some((tok) => !MONEY[marketplace.code].tokens.includes(tok) && t.includes(tok)),
+  );
+  return other ? 'other_currency' : 'unreadable';
+}
+
+/**
+ * Reads the price to pay of the featured offer and how it was found. Prices in Subscribe & Save rows,
+ * unit prices and other offers' rows are never it, so on a page with one-time and Subscribe & Save
+ * options the one-time price is what remains (a Prime member price shown as the core price is the
+ * price). The first source with any price decides; its prices must agree (a range such as
+ * `R$169,00 - R$199,90` shows two -> null). A buy box holding only a used / other-seller offer has no
+ * featured offer: null.
+ */
+export function readPriceState(doc: Document, marketplace: Marketplace): { price: Price | null; state: PriceState } {
+  if (usedOfferOnly(doc)) return { price: null, state: 'absent' };
   for (const sels of SOURCES) {
     const texts: string[] = [];
     for (const el of queryAll(doc, sels)) {
-      if (el.closest(NOT_FEATURED)) continue;
+      if (el.closest(NOT_FEATURED) || el.closest(SNS_ROW) || el.closest(UNIT_PRICE)) continue;
       const t = priceText(el);
       if (t) texts.push(t);
     }
     if (texts.length === 0) continue;
     const prices = texts.map((t) => parsePrice(t, marketplace));
     const first = prices[0];
-    if (!first) return null;
-    if (prices.some((p) => !p || p.amount !== first.amount)) return null;
-    return first;
+    if (!first) return { price: null, state: unreadState(texts[0]!, marketplace) };
+    if (prices.some((p) => !p || p.amount !== first.amount)) return { price: null, state: 'unreadable' };
+    return { price: first, state: 'read' };
   }
-  return null;
+  return { price: null, state: 'absent' };
+}
+
+/** Reads the price to pay of the featured offer, or null (see `readPriceState`). */
+export function readPrice(doc: Document, marketplace: Marketplace): Price | null {
+  return readPriceState(doc, marketplace).price;
 }

@@ -16,13 +16,16 @@ export function parseRating(text: string): number | null {
   return n >= 1 && n <= 5 ? n : null;
 }
 
-/** The review summary blocks. */
-export const RATING_PARTS = { ids: ['averageCustomerReviews', 'averageCustomerReviews_feature_div', 'acrPopover'] } as const satisfies PageParts;
+/** The review summary blocks (the 2010s summary under the title is `.crAvgStars`). */
+export const RATING_PARTS = {
+  ids: ['averageCustomerReviews', 'averageCustomerReviews_feature_div', 'acrPopover'],
+  classes: ['crAvgStars'],
+} as const satisfies PageParts;
 const SUMMARY = RATING_PARTS.ids.map((id) => `#${id}`);
 
 /** The product's own review summary block (the first one; carousels are never read). */
 function summary(doc: Document): Element | null {
-  return query(doc, SUMMARY);
+  return query(doc, SUMMARY) ?? doc.querySelector('.crAvgStars');
 }
 
 /** Reads the average rating of the product. */
@@ -45,7 +48,10 @@ export function readRating(doc: Document): number | null {
 export function readRatingsCount(doc: Document): number | null {
   const box = summary(doc);
   if (!box) return null;
-  const el = box.querySelector('#acrCustomerReviewText') ?? box.querySelector('a[href*="product-reviews"]');
+  // The count's own element, else the first reviews link that shows a number and is not the stars' link.
+  const el =
+    box.querySelector('#acrCustomerReviewText') ??
+    [...box.querySelectorAll('a[href*="product-reviews"]')].find((a) => /\d/.test(textOf(a)) && parseRating(textOf(a)) === null);
   if (!el) return null;
   const t = textOf(el);
   if (!/\d/.test(t)) return null;

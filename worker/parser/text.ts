@@ -1,6 +1,6 @@
 /** Text helpers shared by the field readers (product-page-contract.md "General rules"). */
 
-const MARKS = /[\u200e\u200f\u200b\ufeff\u202a-\u202e\u2066-\u2069]/g;
+const MARKS = /[\u200e\u200f\u200b\u200c\ufeff\u202a-\u202e\u2066-\u2069]/g;
 
 /** Inline elements: their boundaries do not separate words. Every other element counts as a block boundary. */
 export const INLINE_TAGS: ReadonlySet<string> = new Set([

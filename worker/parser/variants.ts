@@ -2,6 +2,7 @@
 import type { Variant } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { query, queryAll } from './query.js';
+import { jsonValues } from './raw-json.js';
 import { clean, textOf } from './text.js';
 
 /**
@@ -10,6 +11,7 @@ import { clean, textOf } from './text.js';
  */
 export const VARIANT_PARTS: PageParts = {
   ids: ['tmmSwatches', 'mediaTabs_tabSet'],
+  classes: ['twisterMediaMatrix'],
   idPrefixes: ['variation_', 'inline-twister-expanded-dimension-text-'],
   shellIdPrefixes: ['inline-twister-row-', 'inline-twister-singleton-header-'],
 };
@@ -20,52 +22,6 @@ export interface TwisterData {
   valuesByAsin: Map<string, string[]>;
   selected: Record<string, string>;
   currentAsin: string | null;
-}
-
-/** Reads the JSON value (object or array) that starts at `start` in `s`, balancing brackets and strings. */
-function jsonAt(s: string, start: number): string | null {
-  const open = s[start];
-  if (open !== '{' && open !== '[') return null;
-  let depth = 0;
-  let inStr = false;
-  for (let i = start; i < s.length && i < start + 2_000_000; i++) {
-    const c = s[i];
-    if (inStr) {
-      if (c === '\\') i++;
-      else if (c === '"') inStr = false;
-      continue;
-    }
-    if (c === '"') inStr = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) return s.slice(start, i + 1);
-    }
-  }
-  return null;
-}
-
-/** Every JSON value that follows `"key" :` in the raw page, in page order. */
-function jsonValues(raw: string, key: string): unknown[] {
-  const out: unknown[] = [];
-  const re = new RegExp(`"${key}"\\s*:\\s*`, 'g');
-  for (let m = re.exec(raw); m; m = re.exec(raw)) {
-    const start = m.index + m[0].length;
-    const c = raw[start];
-    if (c === '"') {
-      const end = raw.indexOf('"', start + 1);
-      out.push(raw.slice(start + 1, end));
-      continue;
-    }
-    const txt = jsonAt(raw, start);
-    if (!txt) continue;
-    try {
-      out.push(JSON.parse(txt));
-    } catch {
-      /* not JSON */
-    }
-  }
-  return out;
 }
 
 const isAsin = (s: string): boolean => /^[A-Z0-9]{10}$/.test(s);
@@ -148,6 +104,33 @@ export function readTwister(doc: Document, data: TwisterData): { variant: string
 
 const ASIN_IN_HREF = /\/(?:dp|gp\/product|product)\/([A-Z0-9]{10})(?:[/?#]|$)/;
 
+/** The ASIN a swatch stands for: its link's, else its own `data-asin` / `data-defaultasin`. */
+function swatchAsin(li: Element, link: Element | null): string | null {
+  const m = ASIN_IN_HREF.exec(link?.getAttribute('href') ?? '');
+  if (m) return m[1]!;
+  for (const el of [li, ...li.querySelectorAll('[data-asin], [data-defaultasin]')]) {
+    const v = (el.getAttribute('data-asin') ?? el.getAttribute('data-defaultasin') ?? '').trim().toUpperCase();
+    if (/^[A-Z0-9]{10}$/.test(v)) return v;
+  }
+  return null;
+}
+
+/** A swatch's format name: its title slot, else its first span's text, else the first leaf text that is not a price (icons are not names). */
+function swatchName(li: Element, btn: Element): string {
+  const slot = li.querySelector('.slot-title, .mediaTab_title');
+  if (slot) return textOf(slot);
+  const first = btn.querySelector('span');
+  const firstText = first ? textOf(first) : '';
+  if (firstText) return firstText;
+  // The first span is an icon (or empty): the first leaf text that is not a price.
+  for (const span of btn.querySelectorAll('span')) {
+    if (span.querySelector('span') || span.matches('.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen')) continue;
+    const t = textOf(span);
+    if (t) return t;
+  }
+  return textOf(btn, (el) => el.matches('.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen'));
+}
+
 /** Reads format swatches (books, music, film): the selected format's name and each format's ASIN. */
 export function readFormatSwatches(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
@@ -157,14 +140,34 @@ export function readFormatSwatches(doc: Document, pageAsin: string | null): { va
   for (const li of items) {
     const btn = li.querySelector('.a-button-text, a');
     if (!btn) continue;
-    const title = li.querySelector('.slot-title, .mediaTab_title') ?? btn.querySelector('span') ?? btn;
-    const nameText = clean(textOf(title).replace(/\s*[-–]?\s*$/, ''));
+    const nameText = clean(swatchName(li, btn).replace(/\s*[-–]?\s*$/, ''));
     if (!nameText) continue;
     const selected = li.matches('.selected, .a-active') || !!li.querySelector('.a-button-selected');
     if (selected && !variant) variant = nameText;
-    const m = ASIN_IN_HREF.exec(btn.getAttribute('href') ?? '');
-    const asin = m ? m[1]! : selected ? pageAsin : null;
+    const asin = swatchAsin(li, btn) ?? (selected ? pageAsin : null);
     if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name: nameText, asin });
+  }
+  if (items.length === 0) return readMediaMatrix(doc, pageAsin);
+  return { variant, variants };
+}
+
+/**
+ * The 2010s media matrix (`table.twisterMediaMatrix`, "Other Formats & Versions"): one row per format
+ * (`tr[id^="tmm_"]` with its format cell `.tmm_videoMetaBinding`), the active row the selected one; a
+ * row's ASIN is its link's (the active row's is the page's). Instant-video rows carry no format cell.
+ */
+function readMediaMatrix(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
+  const variants: Variant[] = [];
+  let variant: string | null = null;
+  for (const row of doc.querySelectorAll('table.twisterMediaMatrix tr[id^="tmm_"]')) {
+    const cell = row.querySelector('.tmm_videoMetaBinding');
+    const name = cell ? textOf(cell) : '';
+    if (!name) continue;
+    const selected = row.matches('.activeRow');
+    if (selected && !variant) variant = name;
+    const link = [...row.querySelectorAll('a[href]')].find((a) => ASIN_IN_HREF.test(a.getAttribute('href') ?? '')) ?? null;
+    const asin = link ? ASIN_IN_HREF.exec(link.getAttribute('href')!)![1]! : selected ? pageAsin : null;
+    if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name, asin });
   }
   return { variant, variants };
 }

@@ -1,0 +1,76 @@
+/**
+ * The content fields: `feature_bullets`, `description` and `categories` (product-page-contract.md
+ * "Version 2 fields").
+ */
+import type { PageParts } from './page-parts.js';
+import { ABOUT_THIS_ITEM, containsAny } from './locale.js';
+import { query, queryAll } from './query.js';
+import { clean, textOf } from './text.js';
+
+/** The bullets, the description blocks and the breadcrumb. */
+export const CONTENT_PARTS: PageParts = {
+  ids: [
+    'feature-bullets', 'productFactsDesktopExpander', 'productDescription', 'bookDescription_feature_div',
+    'drengr_DesktopTabbedDescriptionOverviewContent_feature_div', 'wayfinding-breadcrumbs_feature_div',
+  ],
+};
+
+/** Expander prompts ("Read more", "Leia mais") and other controls inside a text block: not part of its text. */
+const CONTROLS = '.a-expander-prompt, .a-expander-header, [data-action="a-expander-toggle"], .a-declarative[data-action="a-expander-toggle"]';
+const notControl = (el: Element): boolean => el.matches(CONTROLS);
+
+/** "Make sure this fits" items of the bullets (shown only for a chosen model). */
+const FITMENT = '#replacementPartsFitmentBullet, [id^="replacementPartsFitment"]';
+
+/**
+ * The "About this item" bullets, each as text, in page order, duplicates kept: `#feature-bullets li`
+ * (including those folded behind "Show more"), else the list under an "About this item" heading of the
+ * product-facts block.
+ */
+export function readFeatureBullets(doc: Document): string[] {
+  const box = query(doc, ['#feature-bullets']);
+  let items: Element[];
+  if (box) {
+    items = [...box.querySelectorAll('li')].filter((li) => !li.matches(FITMENT) && !li.closest(FITMENT));
+  } else {
+    const facts = query(doc, ['#productFactsDesktopExpander']);
+    const heading = facts ? [...facts.querySelectorAll('.product-facts-title, h3')].find((h) => containsAny(textOf(h).toLowerCase(), ABOUT_THIS_ITEM)) : undefined;
+    const list = heading?.nextElementSibling;
+    items = list && list.tagName === 'UL' ? [...list.querySelectorAll(':scope > li')] : [];
+  }
+  return items.filter((li) => !li.parentElement?.closest('li')).map((li) => textOf(li, notControl)).filter((t) => t !== '');
+}
+
+/** Text of a block whose markup is in a `<noscript>` (older book descriptions), else of the block itself. */
+function blockText(el: Element): string {
+  const ns = el.querySelector('noscript');
+  if (ns) {
+    const inner = clean([...ns.childNodes].map((c) => (c.nodeType === 3 ? (c.nodeValue ?? '') : textOf(c, notControl))).join(' '));
+    if (inner) return inner;
+  }
+  return textOf(el, notControl);
+}
+
+/**
+ * The product description: books' `#bookDescription_feature_div` (or the tabbed "Book Description"
+ * overview), else `#productDescription` whole with its inner headings; without A+ content; null when absent or empty.
+ */
+export function readDescription(doc: Document): string | null {
+  for (const sel of ['#bookDescription_feature_div', '#drengr_DesktopTabbedDescriptionOverviewContent_feature_div', '#productDescription']) {
+    for (const el of queryAll(doc, [sel])) {
+      const t = blockText(el);
+      if (t) return t;
+    }
+  }
+  return null;
+}
+
+/** The breadcrumb as a list of names, root first (the "Back to results" link is not one). */
+export function readCategories(doc: Document): string[] {
+  const box = query(doc, ['#wayfinding-breadcrumbs_feature_div']);
+  if (!box) return [];
+  return [...box.querySelectorAll('li a')]
+    .filter((a) => a.id !== 'breadcrumb-back-link' && !a.closest('.a-breadcrumb-divider'))
+    .map((a) => textOf(a))
+    .filter((t) => t !== '');
+}

@@ -1,0 +1,92 @@
+/** `rating_histogram`: percent of ratings per star count (product-page-contract.md "Version 2 fields"). */
+import type { RatingHistogram } from '../../core/product.js';
+import type { PageParts } from './page-parts.js';
+import { queryAll } from './query.js';
+import { textOf } from './text.js';
+
+/** The ratings histogram of the product's own reviews section. */
+export const HISTOGRAM_PARTS: PageParts = { ids: ['histogramTable'] };
+
+const STAR_WORDS: Record<string, 1 | 2 | 3 | 4 | 5> = { one: 1, two: 2, three: 3, four: 4, five: 5 };
+const PERCENT = /(\d{1,3})\s*(?:%|percent\b)/;
+
+/** Words of "percent" in a row's accessible label (`88 percent of reviews have 5 stars`), lower-case. */
+const PERCENT_WORDS = /%|percent|por ciento|por cento|prozent|pour cent|per cento|パーセント/;
+
+/** Star and percentage from a row's accessible label that states both (`0 percent of reviews have 1 stars`). */
+function fromAriaLabel(row: Element): { star: number; pct: number } | null {
+  for (const el of [row, ...row.querySelectorAll('[aria-label]')]) {
+    const label = (el.getAttribute('aria-label') ?? '').toLowerCase();
+    if (!PERCENT_WORDS.test(label)) continue;
+    const nums = label.match(/\d+/g);
+    if (!nums || nums.length !== 2) continue;
+    const [pct, star] = nums.map(Number) as [number, number];
+    if (star >= 1 && star <= 5 && pct <= 100) return { star, pct };
+  }
+  return null;
+}
+
+/** The star count a histogram row is for: its `filterByStar=` link, else the number its label starts with. */
+function starOf(row: Element): number | null {
+  for (const a of row.querySelectorAll('a[href*="filterByStar="]')) {
+    const m = /filterByStar=(one|two|three|four|five)_star/.exec(a.getAttribute('href') ?? '');
+    if (m) return STAR_WORDS[m[1]!]!;
+  }
+  const stated = fromAriaLabel(row);
+  if (stated) return stated.star;
+  const label = row.querySelector('td, a, span') ?? row;
+  const m = /^\s*([1-5])(?!\d)/.exec(textOf(label));
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * The percentage a row shows: the meter's value (`aria-valuenow`, `aria-label="75%"`), else a tooltip or
+ * label that states it (`title="70% of reviews have 5 stars"`), else the row's own `N%` text.
+ */
+function percentOf(row: Element): number | null {
+  const meter = row.querySelector('.a-meter');
+  const now = meter?.getAttribute('aria-valuenow');
+  if (now && /^\d{1,3}$/.test(now.trim())) return Number(now.trim());
+  const aria = PERCENT.exec(meter?.getAttribute('aria-label') ?? '');
+  if (aria) return Number(aria[1]);
+  for (const el of row.querySelectorAll('[title], [aria-label]')) {
+    const m = PERCENT.exec(el.getAttribute('title') ?? '') ?? PERCENT.exec(el.getAttribute('aria-label') ?? '');
+    if (m) return Number(m[1]);
+  }
+  const cells = row.querySelectorAll('td');
+  const last = cells.length ? cells[cells.length - 1]! : null;
+  const lastText = last ? textOf(last) : '';
+  const m = PERCENT.exec(lastText);
+  if (m) return Number(m[1]);
+  // Older layouts show counts, with the percentage in a tooltip on every row but an empty one: a count of 0 is 0%.
+  return lastText === '0' ? 0 : null;
+}
+
+/** Reads one histogram container: all five rows with a star and a percentage, else null. */
+function readTable(table: Element): RatingHistogram | null {
+  const rows = [...table.querySelectorAll('tr.a-histogram-row, li')].filter((r) => !r.parentElement?.closest('li'));
+  const got = new Map<number, number>();
+  for (const row of rows) {
+    const star = starOf(row);
+    const pct = percentOf(row);
+    if (star === null || pct === null || pct > 100) continue;
+    if (got.has(star) && got.get(star) !== pct) return null;
+    got.set(star, pct);
+  }
+  if (got.size !== 5) return null;
+  return { '5': got.get(5)!, '4': got.get(4)!, '3': got.get(3)!, '2': got.get(2)!, '1': got.get(1)! };
+}
+
+/**
+ * Reads the ratings histogram: the first `#histogramTable` whose five rows all read; null when none does
+ * or when the product has no rating (empty 0% rows are drawn then too).
+ * @param rating the product's rating (`readRating`)
+ */
+export function readHistogram(doc: Document, rating: number | null): RatingHistogram | null {
+  if (rating === null) return null;
+  for (const table of queryAll(doc, ['#histogramTable'])) {
+    const h = readTable(table);
+    if (h) return h;
+  }
+  return null;
+}
