@@ -1,7 +1,7 @@
 /**
  * The unauthenticated aggregates cost one computation per interval, whatever the callers, and
  * /metrics is never public on the API port. On an embedded PostgreSQL (PGlite) reached through a
- * Prisma client that records every SQL statement it sends (test/support/graphql.ts
+ * database handle that records every SQL statement it sends (test/support/test-app.ts
  * `countingDb`), so computations are counted as the statements the database received:
  *
  * - marketplace status (REST GET /v1/appendix/status and GraphQL `status`, aliased 100×, from
