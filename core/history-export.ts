@@ -5,7 +5,7 @@
  * export of any length runs in constant memory and reads every index entry once.
  */
 import type { Sql, Statement } from './db/sql.js';
-import { OBSERVATION_JOINS, OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
+import { OBSERVATION_PAGE_SELECT, productsOfPage, type ObservationPage } from './observation-codec.js';
 import type { Product } from './product.js';
 
 /** The observations of one product exported: `from <= observed_at < before` (from null: no bound). */
@@ -29,14 +29,14 @@ export async function countExportRows(sql: Sql, range: ExportRange): Promise<num
 
 const PAGE: Statement = {
   name: 'history-export:page',
-  text: `SELECT ${OBSERVATION_JSON}, o.observed_at AS at, o.id::text AS row_id FROM (
+  text: `WITH page AS MATERIALIZED (
       SELECT * FROM observations
       WHERE asin = $1 AND marketplace = $2 AND observed_at >= COALESCE($3::timestamptz, '-infinity')
         AND (observed_at, id) < ($4::timestamptz, $5::bigint)
       ORDER BY observed_at DESC, id DESC
       LIMIT $6::int
-    ) o ${OBSERVATION_JOINS}
-    ORDER BY o.observed_at DESC, o.id DESC`,
+    ) ${OBSERVATION_PAGE_SELECT},
+    (SELECT observed_at FROM page ORDER BY observed_at, id LIMIT 1) AS at, (SELECT id::text FROM page ORDER BY observed_at, id LIMIT 1) AS row_id`,
 };
 
 /** Where a page ends: the last row's (observed_at, id). */
@@ -51,9 +51,9 @@ export interface ExportCursor {
  */
 export async function readExportPage(sql: Sql, range: ExportRange, cursor: ExportCursor | null, limit: number): Promise<{ products: Product[]; next: ExportCursor | null }> {
   const start = cursor ?? { at: range.before, id: '0' };
-  const { rows } = await sql.query<{ observation: ObservationJson; at: Date; row_id: string }>(PAGE, [
+  const { rows } = await sql.query<ObservationPage & { at: Date | null; row_id: string | null }>(PAGE, [
     range.asin, range.marketplace, range.from, start.at, start.id, limit,
   ]);
-  const last = rows.at(-1);
-  return { products: rows.map((r) => productFromJson(r.observation)), next: last ? { at: last.at, id: last.row_id } : null };
+  const page = rows[0];
+  return { products: productsOfPage(page), next: page?.at && page.row_id ? { at: page.at, id: page.row_id } : null };
 }

@@ -137,6 +137,30 @@ export interface ObservationJson {
   texts: TextsDoc;
 }
 
+/**
+ * Select list over a CTE `page` of observation rows (in their order `observed_at DESC, id DESC`):
+ * one row of three JSON values, the rows (`to_jsonb`, id as text), and the content versions and
+ * texts they reference, each once by id, so a page of a product's history carries its content
+ * once rather than once per row. Decoded by `productsOfPage`.
+ */
+export const OBSERVATION_PAGE_SELECT = `SELECT
+    (SELECT coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('id', p.id::text) ORDER BY p.observed_at DESC, p.id DESC), '[]') FROM page p) AS rows,
+    (SELECT coalesce(jsonb_object_agg(c.id::text, c.doc), '{}') FROM product_contents c WHERE c.id IN (SELECT content_id FROM page)) AS contents,
+    (SELECT coalesce(jsonb_object_agg(t.id::text, t.doc), '{}') FROM observation_texts t WHERE t.id IN (SELECT texts_id FROM page)) AS texts`;
+
+/** The row `OBSERVATION_PAGE_SELECT` yields. */
+export interface ObservationPage {
+  rows: (Omit<ObservationJson, 'content' | 'texts'> & { content_id: string | number; texts_id: number })[];
+  contents: Record<string, ContentDoc>;
+  texts: Record<string, TextsDoc>;
+}
+
+/** The Products of a page selected with `OBSERVATION_PAGE_SELECT`, in its order. */
+export function productsOfPage(page: ObservationPage | undefined): Product[] {
+  if (!page) return [];
+  return page.rows.map((o) => productFromJson({ ...o, content: page.contents[String(o.content_id)]!, texts: page.texts[String(o.texts_id)]! }));
+}
+
 /** The volatile columns of an observation, numbers as numbers, whichever shape they came in. */
 type Volatile = Omit<ObservationJson, 'id' | 'observed_at' | 'subscription_id' | 'content' | 'texts'> & { observed_at: string };
 
@@ -252,29 +276,44 @@ const VOLATILE_COLUMNS: [string, string][] = [
   ['quality_version', 'smallint'], ['fields_read', 'smallint'], ['fields_applicable', 'smallint'],
 ];
 
-/** A CTE pair upserting a jsonb doc into `table` (keyed by the SHA-256 of its text) and yielding its id as `<name>`. */
+/**
+ * CTEs upserting a jsonb doc into `table` (keyed by the SHA-256 of its jsonb text, computed once)
+ * and yielding its id as `<name>`.
+ */
 function upsertDoc(name: string, table: string, doc: string, key: { columns: string; values: string; where: string } | null): string {
-  const hash = `sha256(convert_to(${doc}::jsonb::text, 'UTF8'))`;
   const where = key ? ` AND ${key.where}` : '';
-  return `${name}_new AS (
+  return `${name}_doc AS MATERIALIZED (
+      SELECT d.doc, sha256(convert_to(d.doc::text, 'UTF8')) AS hash FROM (SELECT ${doc}::jsonb AS doc) d
+    ), ${name}_new AS (
       INSERT INTO ${table} (${key ? `${key.columns}, ` : ''}hash, doc)
-      SELECT ${key ? `${key.values}, ` : ''}${hash}, ${doc}::jsonb
-      WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.hash = ${hash}${where})
+      SELECT ${key ? `${key.values}, ` : ''}n.hash, n.doc FROM ${name}_doc n
+      WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.hash = n.hash${where})
       ON CONFLICT DO NOTHING RETURNING id
     ), ${name} AS (
-      SELECT id FROM ${name}_new UNION ALL SELECT x.id FROM ${table} x WHERE x.hash = ${hash}${where}
+      SELECT id FROM ${name}_new UNION ALL SELECT x.id FROM ${table} x, ${name}_doc n WHERE x.hash = n.hash${where}
     )`;
 }
+
+const INSERT_COLUMNS = `asin, marketplace, observed_at, status, subscription_id, content_id, texts_id, ${VOLATILE_COLUMNS.map(([c]) => c).join(', ')}`;
+const VOLATILE_VALUES = VOLATILE_COLUMNS.map(([, type], i) => `$${i + 8}::${type}`).join(', ');
 
 /**
  * One observation in one statement: the content version and the texts are found by hash or
  * inserted, then the volatile row. Parameters: `insertParams`. When a concurrent writer inserted
  * the same content or texts and committed after this statement's snapshot, neither branch sees an
  * id and the NOT NULL of `content_id` / `texts_id` refuses the row (SQLSTATE 23502): run it again.
+ * Returns the row's id and the ids of its content version and texts.
  */
 export const INSERT_OBSERVATION = `WITH ${upsertDoc('c', 'product_contents', '$6::text', { columns: 'asin, marketplace', values: '$1::text, $2::text', where: 'x.asin = $1::text AND x.marketplace = $2::text' })},
     ${upsertDoc('t', 'observation_texts', '$7::text', null)}
-    INSERT INTO observations (asin, marketplace, observed_at, status, subscription_id, content_id, texts_id, ${VOLATILE_COLUMNS.map(([c]) => c).join(', ')})
-    VALUES ($1::text, $2::text, $3::timestamptz, $4::text, $5::int, (SELECT id FROM c LIMIT 1), (SELECT id FROM t LIMIT 1),
-      ${VOLATILE_COLUMNS.map(([, type], i) => `$${i + 8}::${type}`).join(', ')})
-    RETURNING id::text AS id`;
+    INSERT INTO observations (${INSERT_COLUMNS})
+    VALUES ($1::text, $2::text, $3::timestamptz, $4::text, $5::int, (SELECT id FROM c LIMIT 1), (SELECT id FROM t LIMIT 1), ${VOLATILE_VALUES})
+    RETURNING id::text AS id, content_id::text AS content_id, texts_id`;
+
+/**
+ * The same row when its content version and texts ids are known ($6 content id, $7 texts id in
+ * place of the documents of `insertParams`): a plain insert.
+ */
+export const INSERT_OBSERVATION_WITH_IDS = `INSERT INTO observations (${INSERT_COLUMNS})
+    VALUES ($1::text, $2::text, $3::timestamptz, $4::text, $5::int, $6::bigint, $7::int, ${VOLATILE_VALUES})
+    RETURNING id::text AS id, content_id::text AS content_id, texts_id`;

@@ -2,12 +2,13 @@
  * The observation repository: storing a parsed Product (content version + texts + the volatile
  * row, core/observation-codec.ts) and reading stored observations back as API Products.
  */
+import { createHash } from 'node:crypto';
 import type { Db } from './db/db.js';
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import type { Sql, Statement } from './db/sql.js';
 import {
-  INSERT_OBSERVATION, OBSERVATION_INCLUDE, OBSERVATION_JOINS, OBSERVATION_JSON, insertParams, productFromJson, productFromRow,
-  type ObservationJson, type ObservationRow,
+  INSERT_OBSERVATION, INSERT_OBSERVATION_WITH_IDS, OBSERVATION_INCLUDE, OBSERVATION_JOINS, OBSERVATION_JSON, OBSERVATION_PAGE_SELECT, insertParams, productFromJson,
+  productFromRow, productsOfPage, type ObservationJson, type ObservationPage, type ObservationRow,
 } from './observation-codec.js';
 import type { Product } from './product.js';
 
@@ -30,34 +31,72 @@ function sqlState(error: unknown): string | undefined {
  * `subscriptionId` the observation is a monitoring delivery of that subscription; if the
  * subscription was deleted meanwhile, it is stored as a plain observation.
  */
-export async function storeObservation({ prisma }: Db, product: Product, subscriptionId?: number): Promise<bigint> {
+export async function storeObservation(db: Db, product: Product, subscriptionId?: number): Promise<bigint> {
   try {
-    return await insertObservation(prisma, product, subscriptionId);
+    return await insertObservation(db, product, subscriptionId);
   } catch (error) {
     // 23503: foreign key violation, the subscription row is gone.
     if (subscriptionId === undefined || sqlState(error) !== '23503') throw error;
-    return insertObservation(prisma, product);
+    return insertObservation(db, product);
   }
 }
+
+const INSERT_STATEMENT: Statement = { name: 'observations:insert', text: INSERT_OBSERVATION };
+const INSERT_WITH_IDS_STATEMENT: Statement = { name: 'observations:insert-with-ids', text: INSERT_OBSERVATION_WITH_IDS };
 
 /** Attempts of the insert when a concurrent writer stored the same content or texts meanwhile. */
 const INSERT_ATTEMPTS = 3;
 
 /**
- * Inserts one observation (inside `prisma` when it is a transaction) and returns its id.
+ * The database's ids of content versions and texts this process has stored or found
+ * (`Db.knownIds`), by a hash of their document (content: with the product), so that a read of an
+ * unchanged page sends only its volatile values. Both tables are append-only, so an id once seen
+ * stays valid; filled only from committed inserts, and emptied when it grows past `KNOWN_IDS_MAX`.
+ */
+const KNOWN_IDS_MAX = 100_000;
+const keyOf = (kind: string, text: string) => `${kind}:${createHash('sha256').update(text).digest('base64')}`;
+
+function knownIds(db: Db | null): Map<string, string | number> | undefined {
+  if (!db) return undefined;
+  if (db.knownIds.size >= KNOWN_IDS_MAX) db.knownIds.clear();
+  return db.knownIds;
+}
+
+/**
+ * Inserts one observation (inside `target` when it is a transaction) and returns its id.
  * @throws the database's error (23503 when `subscriptionId` names no subscription).
  */
-export async function insertObservation(prisma: PrismaClient | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
+export async function insertObservation(target: Db | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
   const params = insertParams(product, subscriptionId ?? null);
+  const contentKey = keyOf(`${product.asin}|${product.marketplace}`, params[5] as string);
+  const textsKey = keyOf('texts', params[6] as string);
+  // A transaction runs it on its own connection; a Db on its pool as a prepared statement.
+  const client = 'sql' in target ? target : null;
+  const known = knownIds(client);
+  const contentId = known?.get(contentKey);
+  const textsId = known?.get(textsKey);
+  const withIds = contentId !== undefined && textsId !== undefined;
+  if (withIds) {
+    params[5] = contentId;
+    params[6] = textsId;
+  }
   for (let attempt = 1; ; attempt++) {
     try {
-      const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(INSERT_OBSERVATION, ...params);
-      return BigInt(rows[0]!.id);
+      type Inserted = { id: string; content_id: string; texts_id: number };
+      const rows = client
+        ? (await client.sql.query<Inserted>(withIds ? INSERT_WITH_IDS_STATEMENT : INSERT_STATEMENT, params)).rows
+        : await (target as Prisma.TransactionClient).$queryRawUnsafe<Inserted[]>(withIds ? INSERT_OBSERVATION_WITH_IDS : INSERT_OBSERVATION, ...params);
+      const row = rows[0]!;
+      // Outside a transaction the ids are committed now; inside one they may yet be rolled back.
+      if (known && !withIds) {
+        known.set(contentKey, row.content_id);
+        known.set(textsKey, row.texts_id);
+      }
+      return BigInt(row.id);
     } catch (error) {
       // A concurrent first insert of the same content or texts (see INSERT_OBSERVATION); in a
       // transaction the failed statement aborted it, so only outside one is it run again.
-      const inTransaction = !('$transaction' in prisma);
-      if (inTransaction || attempt >= INSERT_ATTEMPTS || sqlState(error) !== '23502') throw error;
+      if (!client || attempt >= INSERT_ATTEMPTS || sqlState(error) !== '23502') throw error;
     }
   }
 }
@@ -104,19 +143,18 @@ export interface HistoryQuery {
  * history's statement: $1 asin, $2 marketplace, $3 from, $4 before (timestamptz or null), $5
  * offset, $6 limit. COALESCE keeps both bounds an index range on (asin, marketplace, observed_at
  * DESC, id DESC) in the prepared statement's generic plan, so the index gives the order (newest
- * first, ties newest id first) and the page is joined to its content and texts and turned into
- * JSON after OFFSET / LIMIT, never for rows it skips.
+ * first, ties newest id first); the page is turned into JSON after OFFSET / LIMIT, never for rows
+ * it skips, with each content version and texts it references once (`OBSERVATION_PAGE_SELECT`).
  */
 export const HISTORY_STATEMENT: Statement = {
   name: 'observations:history',
-  text: `SELECT ${OBSERVATION_JSON} FROM (
+  text: `WITH page AS MATERIALIZED (
       SELECT * FROM observations
       WHERE asin = $1 AND marketplace = $2
         AND observed_at >= COALESCE($3::timestamptz, '-infinity') AND observed_at < COALESCE($4::timestamptz, 'infinity')
       ORDER BY observed_at DESC, id DESC
       OFFSET $5::int LIMIT $6::int
-    ) o ${OBSERVATION_JOINS}
-    ORDER BY o.observed_at DESC, o.id DESC`,
+    ) ${OBSERVATION_PAGE_SELECT}`,
 };
 
 /**
@@ -125,8 +163,8 @@ export const HISTORY_STATEMENT: Statement = {
  * row arrives as one JSON value instead of Prisma materialising thirty columns.
  */
 export async function readHistory(sql: Sql, query: HistoryQuery): Promise<Product[]> {
-  const { rows } = await sql.query<{ observation: ObservationJson }>(HISTORY_STATEMENT, [
+  const { rows } = await sql.query<ObservationPage>(HISTORY_STATEMENT, [
     query.asin, query.marketplace, query.from, query.before, query.offset, query.limit,
   ]);
-  return rows.map((row) => productFromJson(row.observation));
+  return productsOfPage(rows[0]);
 }

@@ -20,6 +20,11 @@ export interface Db {
   pool: pg.Pool | undefined;
   /** Usage counted in this process, not yet written (core/usage.ts). */
   usage: UsageMeter;
+  /**
+   * Ids of rows of append-only tables (observation content versions and texts) this process has
+   * stored or found, by a hash of their document (core/observations.ts `insertObservation`).
+   */
+  knownIds: Map<string, string | number>;
   /** Disconnects Prisma and ends the pool. Usage still pending is not written: flush it first. */
   close(): Promise<void>;
 }
@@ -30,7 +35,7 @@ export interface Db {
  */
 export function dbOf(prisma: PrismaClient, pool?: pg.Pool): Db {
   const sql = createSql(prisma, pool);
-  return { prisma, sql, pool, usage: new UsageMeter(sql), close: () => prisma.$disconnect() };
+  return { prisma, sql, pool, usage: new UsageMeter(sql), knownIds: new Map(), close: () => prisma.$disconnect() };
 }
 
 /**

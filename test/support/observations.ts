@@ -47,7 +47,7 @@ export function productOfRow(r: FlatRow): Product {
 /** Stores flat rows through the observation repository, in order; returns their ids. */
 export async function storeRows(db: Db, rows: FlatRow[]): Promise<bigint[]> {
   const ids: bigint[] = [];
-  for (const row of rows) ids.push(await insertObservation(db.prisma, productOfRow(row), row.subscriptionId ?? undefined));
+  for (const row of rows) ids.push(await insertObservation(db, productOfRow(row), row.subscriptionId ?? undefined));
   return ids;
 }
 
