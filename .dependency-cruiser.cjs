@@ -103,6 +103,22 @@ module.exports = {
       to: { path: '^test/' },
     },
     {
+      name: 'dashboard-standalone',
+      severity: 'error',
+      comment:
+        'The dashboard is a browser app over the public GraphQL API: its sources import only dashboard/ and npm packages, ' +
+        'never server code (its types come from schema.graphql through dashboard/src/graphql-env.d.ts).',
+      from: { path: '^dashboard/src/' },
+      to: { pathNot: '^(dashboard/|node_modules/)' },
+    },
+    {
+      name: 'server-not-dashboard',
+      severity: 'error',
+      comment: 'No server folder imports dashboard code; the API serves its build output as files (api/dashboard-routes.ts).',
+      from: { path: '^(api|core|worker|workflows|replay|scripts|test|bench)/' },
+      to: { path: '^dashboard/' },
+    },
+    {
       name: 'source-not-test',
       severity: 'error',
       comment: 'No source folder imports test/ or bench/ code.',

@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard runs in the browser (dashboard/README.md).
+    files: ['dashboard/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Tests read loosely typed JSON responses.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

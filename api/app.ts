@@ -16,6 +16,7 @@ import { jsonBody } from './rest/middleware/json-body.js';
 import { metering } from './rest/middleware/metering.js';
 import { analyticsRoutes } from './rest/routes/analytics.routes.js';
 import { appendixRoutes } from './rest/routes/appendix.routes.js';
+import { dashboardRoutes } from './dashboard-routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { monitoringRoutes } from './rest/routes/monitoring.routes.js';
 import { openapiRoutes } from './rest/routes/openapi.routes.js';
@@ -50,6 +51,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(httpMetrics());
   app.use(accessLog(deps.logger));
   app.use(errorEnvelope(deps.logger));
+  app.use(dashboardRoutes());
   app.use(metering(deps));
   app.use(jsonBody());
   const rateLimits = new AccountRateLimits(deps.db);

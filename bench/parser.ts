@@ -5,7 +5,9 @@
  * - speed: every round parses every page with parse5's bare `parse(html)` and with `parseProductPage`
  *   (the order of the two alternates between rounds); a warm-up round is left out. Printed: per page
  *   the median of each and their ratio, then the median and p95 over all samples of each. Target:
- *   median(parseProductPage) <= 1.6 x median(parse5).
+ *   median(parseProductPage) <= 1.0 x median(parse5).
+ *   With `BENCH_PARSER_REFERENCE=<path to another checkout's worker/parser/index.ts>` (e.g. main's, for
+ *   a before/after), that parser is timed in the same rounds too, and its ratio printed beside ours.
  * - memory: RSS after 100 and after 1,000 further parses cycling through the pages, each read after a
  *   full GC and a short idle wait, lowest of three readings (V8 returns freed pages to the system
  *   lazily; without this the reading swings with whatever the last pages allocated). Heap used is
@@ -22,7 +24,7 @@ import { parse } from 'parse5';
 import { marketplaceByDomainSuffix, resolveMarketplace } from '../core/marketplaces.js';
 import { decodePage, parseProductPage } from '../worker/parser/index.js';
 
-const SPEED_TARGET = 1.6;
+const SPEED_TARGET = 1.0;
 const RSS_TARGET = 1.5;
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,6 +35,11 @@ if (!existsSync(pagesDir)) {
 }
 
 const rounds = Math.max(1, Number(process.argv[2] ?? 5));
+/** Another build of the parser timed in the same rounds (a before/after), when asked for. */
+const referencePath = process.env.BENCH_PARSER_REFERENCE;
+const reference = referencePath
+  ? ((await import(path.resolve(referencePath))) as { parseProductPage: typeof parseProductPage }).parseProductPage
+  : null;
 const pages = readdirSync(pagesDir)
   .filter((f) => f.endsWith('.html'))
   .sort()
@@ -80,12 +87,19 @@ const consume = (v: unknown): void => {
 for (const p of pages) {
   consume(parseProductPage(p.html, p.mp));
   consume(parse(p.html));
+  if (reference) consume(reference(p.html, p.mp));
 }
 
 const ours: number[][] = pages.map(() => []);
 const bare: number[][] = pages.map(() => []);
+const ref: number[][] = pages.map(() => []);
 for (let r = 0; r < rounds; r++) {
   pages.forEach((p, i) => {
+    if (reference) {
+      const t = performance.now();
+      consume(reference(p.html, p.mp));
+      ref[i]!.push(performance.now() - t);
+    }
     const runBare = (): void => {
       const t = performance.now();
       consume(parse(p.html));
@@ -122,6 +136,11 @@ console.log('');
 console.log(`${'ms per page, all samples'.padEnd(26)} ${'median'.padStart(8)} ${'p95'.padStart(8)}`);
 console.log(`${'parseProductPage'.padEnd(26)} ${f1(quantile(allOurs, 0.5))} ${f1(quantile(allOurs, 0.95))}`);
 console.log(`${'parse5 parse(html)'.padEnd(26)} ${f1(quantile(allBare, 0.5))} ${f1(quantile(allBare, 0.95))}`);
+if (reference) {
+  const allRef = ref.flat();
+  console.log(`${'reference parser'.padEnd(26)} ${f1(quantile(allRef, 0.5))} ${f1(quantile(allRef, 0.95))}  (${referencePath})`);
+  console.log(`reference: median ratio to parse5 ${(quantile(allRef, 0.5) / quantile(allBare, 0.5)).toFixed(2)}x`);
+}
 console.log(
   `speed: ratio of medians ${ratio.toFixed(2)}x (target <= ${SPEED_TARGET}x): ${ratio <= SPEED_TARGET ? 'PASS' : 'FAIL'}` +
     `; p95 ratio ${(quantile(allOurs, 0.95) / quantile(allBare, 0.95)).toFixed(2)}x`,

@@ -19,7 +19,7 @@ import type { Db } from './db/db.js';
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import { recordObservationAlerts, recordedAlertsOf, type RecordedChanges } from './alerts.js';
 import { credit, tryCharge } from './ledger.js';
-import { insertObservation } from './observations.js';
+import { insertObservation, isForeignKeyViolation } from './observations.js';
 import { planOf } from './pricing.js';
 import type { Product } from './product.js';
 import { TX_OPTIONS, lockAccount, pauseAccountSubscriptions } from './subscriptions.js';
@@ -144,7 +144,7 @@ export async function storeMonitoringObservation(
         return { observationId: reservation.observation_id, delivery: prior?.status === 'not_found' ? 'free' as const : 'charged' as const, changes };
       }
       if (await isRefunded(tx, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
-      // The foreign key fails (P2003) when the subscription was deleted meanwhile: nothing is stored.
+      // The foreign key fails (23503) when the subscription was deleted meanwhile: nothing is stored.
       const observationId = await insertObservation(tx, input.product, input.subscriptionId);
       await tx.$executeRaw`UPDATE ledger_entries SET observation_id = ${observationId} WHERE id = ${reservation.id}`;
       await tx.$executeRaw`UPDATE subscriptions SET latest_observation_id = ${observationId} WHERE id = ${input.subscriptionId}`;
@@ -156,7 +156,7 @@ export async function storeMonitoringObservation(
       return { observationId, delivery: 'free' as const, changes: null };
     }, TX_OPTIONS);
   } catch (error) {
-    if ((error as { code?: string }).code === 'P2003') throw new MonitoringRunError('deleted', input.runKey);
+    if (isForeignKeyViolation(error)) throw new MonitoringRunError('deleted', input.runKey);
     throw error;
   }
 }

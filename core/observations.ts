@@ -26,6 +26,11 @@ function sqlState(error: unknown): string | undefined {
     ?? (/violates not-null constraint/.test(String((error as Error)?.message ?? '')) ? '23502' : undefined);
 }
 
+/** Whether `error` is a foreign key violation (SQLSTATE 23503, Prisma P2003): e.g. the subscription is gone. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return (error as { code?: string })?.code === 'P2003' || sqlState(error) === '23503';
+}
+
 /**
  * Stores one observation and returns its id (history carries ids, never HTML). With
  * `subscriptionId` the observation is a monitoring delivery of that subscription; if the
@@ -36,7 +41,7 @@ export async function storeObservation(db: Db, product: Product, subscriptionId?
     return await insertObservation(db, product, subscriptionId);
   } catch (error) {
     // 23503: foreign key violation, the subscription row is gone.
-    if (subscriptionId === undefined || sqlState(error) !== '23503') throw error;
+    if (subscriptionId === undefined || !isForeignKeyViolation(error)) throw error;
     return insertObservation(db, product);
   }
 }

@@ -12,6 +12,9 @@
 //      node      Node.js NODE_VERSION from the npm registry's node-<platform>-<arch> package into
 //                .tools/, when the machine's Node is older than `engines` (the machine keeps its own);
 //      deps      `npm ci` (after `node`), then `prisma generate`;
+//      dashboard with --dashboard (npm start, npm test): `vite build` of dashboard/ into dist/dashboard
+//                (scripts/build-dashboard.ts, after `deps`) when a file of dashboard/, schema.graphql
+//                or package-lock.json is newer than dist/dashboard/index.html;
 //      temporal  the Temporal CLI, `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` into .tools/bin;
 //      apt       Debian's packages through apt-get, in one step (apt holds one lock): `chromium`, and
 //                with --test-tools `docker-compose`, which validates docker-compose.yml in the tests
@@ -31,6 +34,7 @@ const flags = process.argv.slice(2, dashDash === -1 ? undefined : dashDash);
 const command = dashDash === -1 ? [] : process.argv.slice(dashDash + 1);
 const noTools = flags.includes('--no-tools');
 const testTools = flags.includes('--test-tools');
+const withDashboard = flags.includes('--dashboard');
 const env = process.env;
 
 /** The Node.js release installed when the machine's own is older than `engines` (an LTS line). */
@@ -43,6 +47,12 @@ const logDir = path.join(toolsDir, 'logs');
 const log = (msg) => process.stderr.write(`[bootstrap] ${msg}\n`);
 const seconds = (t0) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 const mtime = (p) => { try { return fs.statSync(p).mtimeMs; } catch { return 0; } };
+/** Newest modification time of a file under `dir` (recursively), 0 when it does not exist. */
+const newestUnder = (dir) => {
+  try {
+    return Math.max(0, ...fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => mtime(path.join(e.parentPath ?? e.path, e.name))));
+  } catch { return 0; }
+};
 const executable = (p) => { try { fs.accessSync(p, fs.constants.X_OK); return fs.statSync(p).isFile(); } catch { return false; } };
 const which = (name) => (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, name)).find(executable) ?? null;
 
@@ -180,6 +190,13 @@ async function installDeps() {
     await step('prisma', 'prisma generate', () => runLogged('prisma', nodeBin, [path.join(root, 'node_modules', 'prisma', 'build', 'index.js'), 'generate'], {
       env: { ...childEnv, PRISMA_SCHEMA_ENGINE_BINARY: env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
     }));
+  }
+  if (withDashboard) {
+    const built = mtime(path.join(root, 'dist', 'dashboard', 'index.html'));
+    const sources = Math.max(newestUnder(path.join(root, 'dashboard')), mtime(path.join(root, 'schema.graphql')), mtime(path.join(root, 'package-lock.json')));
+    if (sources > built) {
+      await step('dashboard', 'vite build of dashboard/ into dist/dashboard', () => runLogged('dashboard', nodeBin, ['--import', 'tsx', path.join(root, 'scripts', 'build-dashboard.ts'), '--quiet']));
+    }
   }
 }
 

@@ -15,7 +15,7 @@ export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 export const architectureDoc = path.join(repoRoot, 'docs/architecture.md');
 
 /** The top-level folders the map covers. */
-export const MAPPED_ROOTS = ['api', 'core', 'worker', 'workflows', 'bench', 'replay', 'scripts', 'prisma', 'test'];
+export const MAPPED_ROOTS = ['api', 'core', 'worker', 'workflows', 'bench', 'replay', 'scripts', 'prisma', 'test', 'dashboard'];
 /** Folders left out with everything below them: built output, and one folder per migration. */
 const SKIPPED = [/^prisma\/generated$/, /^prisma\/migrations\/[^/]+$/, /(^|\/)node_modules$/, /(^|\/)\./];
 

@@ -37,6 +37,7 @@ process.stderr.write(
     `  API            ${stack.api.url}   (GET /ready, /health)`,
     `  API reference  ${stack.api.url}/docs`,
     `  GraphQL        ${stack.api.url}/graphql`,
+    `  Dashboard      ${stack.api.url}/app   (log in with an API key)`,
     stack.api.metricsUrl
       ? `  Metrics        ${stack.api.metricsUrl}/metrics${config.METRICS_TOKEN ? '   (Bearer METRICS_TOKEN)' : ''}`
       : `  Metrics        ${stack.api.url}/metrics   (Authorization: Bearer <METRICS_TOKEN>)`,

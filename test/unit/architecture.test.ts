@@ -12,11 +12,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The folders cruised: every folder of TypeScript the repository holds. */
-const FOLDERS = ['api', 'core', 'worker', 'workflows', 'bench', 'replay', 'scripts', 'test'];
+const FOLDERS = ['api', 'core', 'worker', 'workflows', 'bench', 'replay', 'scripts', 'test', 'dashboard'];
 /** The rules docs/architecture.md describes; each must be in the configuration. */
 const RULES = [
   'no-circular', 'core-domain-pure', 'workflows-deterministic', 'core-not-presentation', 'rest-and-graphql-independent', 'services-not-presentation',
-  'api-not-worker', 'worker-not-api', 'db-made-in-core-db', 'parser-no-browser', 'bench-not-test', 'source-not-test',
+  'api-not-worker', 'worker-not-api', 'db-made-in-core-db', 'parser-no-browser', 'bench-not-test', 'source-not-test', 'dashboard-standalone', 'server-not-dashboard',
 ];
 
 /** `rule: from → to` (a cycle as its whole path), one violation per line. */

@@ -4,8 +4,12 @@
  * types lead to no account-owned type, there is no global `node(id)` loader, and only reference
  * data answers without authentication.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/env.js';
 import type { RootFieldPolicy } from '../../api/graphql/builder.js';
 import { SCHEMA_FILE } from '../../api/graphql/print-schema.js';
 import { parse, validate } from '../../api/graphql/graphql-js.js';
@@ -35,6 +39,14 @@ describe('GraphQL schema', () => {
   it('schema.graphql is up to date (run `npm run graphql:schema` and commit the result)', () => {
     const checkedIn = fs.existsSync(SCHEMA_FILE) ? fs.readFileSync(SCHEMA_FILE, 'utf8') : '';
     expect(checkedIn, 'schema.graphql differs from the schema: run `npm run graphql:schema`').toBe(renderSchema());
+  });
+
+  it('the dashboard\'s types (dashboard/src/graphql-env.d.ts) are those of schema.graphql (run `npm run graphql:schema`)', () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rda-tada-')), 'graphql-env.d.ts');
+    execFileSync(path.join(repoRoot, 'node_modules/.bin/gql-tada'), ['generate', 'output', '-c', 'dashboard/tsconfig.json', '-o', out], { cwd: repoRoot, stdio: 'pipe' });
+    const checkedIn = fs.readFileSync(path.join(repoRoot, 'dashboard/src/graphql-env.d.ts'), 'utf8');
+    expect(checkedIn === fs.readFileSync(out, 'utf8'), 'dashboard/src/graphql-env.d.ts differs from schema.graphql: run `npm run graphql:schema`').toBe(true);
+    fs.rmSync(path.dirname(out), { recursive: true, force: true });
   });
 
   it('shared product data leads to no account-owned type', () => {

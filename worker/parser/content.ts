@@ -15,8 +15,12 @@ export const CONTENT_PARTS: PageParts = {
   ],
 };
 
-/** Expander prompts ("Read more", "Leia mais") and other controls inside a text block: not part of its text. */
-const CONTROLS = '.a-expander-prompt, .a-expander-header, [data-action="a-expander-toggle"], .a-declarative[data-action="a-expander-toggle"]';
+/**
+ * Expander prompts ("Read more", "Leia mais"), other controls, and the navigation link to the full
+ * editorial reviews ("See all Editorial Reviews") inside a text block: not part of its text.
+ */
+const CONTROLS =
+  '.a-expander-prompt, .a-expander-header, [data-action="a-expander-toggle"], .a-declarative[data-action="a-expander-toggle"], a[href*="/product-description/"]';
 const notControl = (el: Element): boolean => el.matches(CONTROLS);
 
 /** "Make sure this fits" items of the bullets (shown only for a chosen model). */

@@ -4,8 +4,12 @@ import type { PageParts } from './page-parts.js';
 import { queryAll } from './query.js';
 import { textOf } from './text.js';
 
-/** The ratings histogram of the product's own reviews section. */
-export const HISTOGRAM_PARTS: PageParts = { ids: ['histogramTable'] };
+/**
+ * The ratings histogram of the product's own reviews section: its table rows, and in the list layout
+ * each row's meter (kept with the start tags of its row, link and labelled span, which carry the star
+ * and the percentage; the row's hidden column texts are not needed).
+ */
+export const HISTOGRAM_PARTS: PageParts = { scoped: { within: ['histogramTable'], classes: ['a-histogram-row', 'a-meter'] } };
 
 const STAR_WORDS: Record<string, 1 | 2 | 3 | 4 | 5> = { one: 1, two: 2, three: 3, four: 4, five: 5 };
 const PERCENT = /(\d{1,3})\s*(?:%|percent\b)/;

@@ -27,9 +27,13 @@ const PRIME_ROWS = ['pep_feature_div', 'bbop', 'PrimeStripeContent'];
  * `#price` strike rows), the Subscribe & Save rows, the coupon badge, and Prime badges of the buy box.
  */
 export const OFFER_PRICE_PARTS: PageParts = {
-  ids: [...PRIME_ROWS, 'listPrice', 'listPriceValue', 'price', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
+  ids: [...PRIME_ROWS, 'listPrice', 'listPriceValue', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
   idPrefixes: ['couponBadge', 'couponText'],
-  scoped: { within: [...CORE_IDS, ...PRIME_SCOPES, ...BUY_BOX_SCOPES], classes: ['basisPrice', 'a-icon-prime', 'a-text-price', 'a-text-strike'] },
+  // The legacy `#price` table is read only for its struck prices, Prime badges and shipping notes.
+  scoped: {
+    within: [...CORE_IDS, ...PRIME_SCOPES, ...BUY_BOX_SCOPES],
+    classes: ['basisPrice', 'a-icon-prime', 'a-text-price', 'a-text-strike', 'priceBlockStrikePriceString'],
+  },
 };
 
 const LIST_SOURCES: readonly string[][] = [
@@ -124,7 +128,8 @@ export function readPrime(doc: Document, hasOffer: boolean, deliveryText: string
   const badges = queryAll(doc, PRIME_SCOPES.map((id) => `#${id} .a-icon-prime`));
   if (badges.some((b) => !otherOffer(b) && !b.closest('.a-popover-preload') && !b.matches('.aok-hidden, .olp-prime-badge'))) return true;
   const rows = queryAll(doc, PRIME_ROWS.map((id) => `#${id}`)).filter((el) => !otherOffer(el));
-  if (rows.some((el) => /\bprime\b/i.test(textOf(el)))) return true;
+  // A membership sign-up ingress ("Try Prime and start saving today") is an advertisement, not the offer's signal.
+  if (rows.some((el) => !el.matches('.prime-signup-ingress') && /\bprime\b/i.test(textOf(el)))) return true;
   const priceLines = queryAll(doc, ['#price', '#priceBadging_feature_div', ...CORE_IDS.map((id) => `#${id}`)]).filter((el) => !otherOffer(el));
   const texts = [...priceLines.map((el) => textOf(el, (c) => c.matches(HIDDEN_COPY))), deliveryText ?? ''];
   return texts.some((t) => containsAny(t.toLowerCase(), PRIME_PHRASES));

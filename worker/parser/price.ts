@@ -4,7 +4,7 @@ import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { MONEY, TAX_NOTES } from './locale.js';
 import { NOT_FEATURED } from './offer.js';
-import { queryAll } from './query.js';
+import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
 /** Containers of the modern core price block (ids). */
@@ -52,9 +52,9 @@ export const SNS_ROW = '#snsAccordionRowMiddle, #sns-base-price, [id*="subscribe
 /** Unit prices (per count / kg). */
 const UNIT_PRICE = '.pricePerUnit';
 /** Containers that show the featured new offer in the buy box. */
-const NEW_OFFER = '#desktop_qualifiedBuyBox, #qualifiedBuybox, [id^="newAccordionRow"], #buyNewSection, #newBuyBoxPrice, #price_inside_buybox, #newOfferAccordionRow';
+const NEW_OFFER = ['#desktop_qualifiedBuyBox', '#qualifiedBuybox', '[id^="newAccordionRow"]', '#buyNewSection', '#newBuyBoxPrice', '#price_inside_buybox', '#newOfferAccordionRow'];
 /** Containers of a buy box that holds a used / other-seller offer. */
-const USED_OFFER = '#usedBuySection, #usedbuyBox, #usedBuyBox, [id^="usedAccordionRow"], #unqualifiedBuyBox';
+const USED_OFFER = ['#usedBuySection', '#usedbuyBox', '#usedBuyBox', '[id^="usedAccordionRow"]', '#unqualifiedBuyBox'];
 
 /** Text of a price element: the screen-reader copy when present, else the visible parts joined tightly. */
 export function priceText(el: Element): string {
@@ -106,7 +106,8 @@ function parseAmount(num: string, decimal: '.' | ','): number | null {
 
 /** True when the buy box holds only a used / other-seller offer (its price is never the featured one's). */
 function usedOfferOnly(doc: Document): boolean {
-  return doc.querySelector(USED_OFFER) !== null && doc.querySelector(NEW_OFFER) === null;
+  // By id (the document's id index): a document-wide selector query walks every node.
+  return query(doc, USED_OFFER) !== null && query(doc, NEW_OFFER) === null;
 }
 
 /** How the price to pay was found: read, not shown, shown but not read with confidence, or shown in another currency. */

@@ -5,7 +5,7 @@
  * - a selector that names an id (`#x` anywhere in it) the document has no element for cannot match and
  *   is skipped;
  * - a bare `#x` or `[id^="x"]` is answered from an index of the document's ids (one walk over its
- *   elements);
+ *   elements), and `#x .y` (one compound after the id) by querying below the indexed `#x` elements;
  * - any other selector is run with `querySelectorAll` as before.
  * The index is built once per document and assumes the document is not changed while it is read.
  */
@@ -24,6 +24,8 @@ const NAME = String.raw`[^\s.#[\]:>+~,()'"\\*=|^$]+`;
 const BARE_ID = new RegExp(`^#(${NAME})$`);
 const ID_PREFIX = /^\[id\^="([^"\\]+)"\]$/;
 const ID_TOKEN = new RegExp(`#(${NAME})`, 'g');
+/** `#id .compound`: an id, a descendant combinator, then one compound selector without combinators or lists. */
+const ID_THEN_COMPOUND = new RegExp(`^#(${NAME})\\s+([^\\s>+~,()]+)$`);
 
 /** Ids a selector needs to exist to match anything (none when it holds a negation). */
 function requiredIds(selector: string): string[] {
@@ -64,6 +66,14 @@ function matchesOf(doc: Document, ix: IdIndex, selector: string): readonly Eleme
   if (bare) return ix.byId.get(bare[1]!) ?? null;
   const prefix = ID_PREFIX.exec(selector);
   if (prefix) return withIdPrefix(ix, prefix[1]!);
+  const scoped = ID_THEN_COMPOUND.exec(selector);
+  if (scoped) {
+    // Descendants of each element with the id that match the compound: the same set as the document-wide query.
+    const roots = ix.byId.get(scoped[1]!);
+    if (!roots) return null;
+    const found = roots.flatMap((r) => [...r.querySelectorAll(scoped[2]!)]);
+    return roots.length === 1 ? found : [...new Set(found)].sort((a, b) => ix.order.get(a)! - ix.order.get(b)!);
+  }
   if (requiredIds(selector).some((id) => !ix.byId.has(id))) return null;
   return [...doc.querySelectorAll(selector)];
 }
@@ -88,6 +98,7 @@ export function query(doc: Document, selectors: readonly string[]): Element | nu
     const prefix = ID_PREFIX.exec(s);
     if (bare) el = ix.byId.get(bare[1]!)?.[0] ?? null;
     else if (prefix) el = withIdPrefix(ix, prefix[1]!)[0] ?? null;
+    else if (ID_THEN_COMPOUND.test(s)) el = matchesOf(doc, ix, s)?.[0] ?? null;
     else el = requiredIds(s).some((id) => !ix.byId.has(id)) ? null : doc.querySelector(s);
     if (el && (!best || ix.order.get(el)! < ix.order.get(best)!)) best = el;
   }

@@ -5,13 +5,15 @@
  *
  * `productHistory` runs the REST history service with one element, so it is validated, charged
  * (the plan's `history` rate, 40200 when the balance cannot cover it) and metered exactly like
- * POST /v1/retail/product/history.
+ * POST /v1/retail/product/history. `observedProducts` lists, free, the observations the caller
+ * already holds (core/observed-products.ts).
  */
 import type { Bsr, CategoryRank, Price, Product, Variant } from '../../../core/product.js';
 import { DomainError } from '../../../core/errors.js';
 import { isErrorCode } from '../../../core/domain/status-codes.js';
 import { resolveMarketplace } from '../../../core/marketplaces.js';
 import type { StoredObservation } from '../../../core/observations.js';
+import { observedProducts } from '../../../core/observed-products.js';
 import { history } from '../../services/history.js';
 import { builder, IN_MEMORY_LIST, type RootFieldPolicy } from '../builder.js';
 import { metered, requireAccount } from '../context.js';
@@ -142,6 +144,29 @@ builder.queryFields((t) => ({
         cost: task.cost,
         products: (task.result ?? []) as Product[],
       };
+    },
+  }),
+}));
+
+/** observedProducts page size: default and maximum. */
+const OBSERVED_PAGE = { default: 20, max: 100 } as const;
+const SEARCH_MAX = 200;
+
+builder.queryFields((t) => ({
+  observedProducts: t.field({
+    type: [ProductRef],
+    description: 'The caller\'s observed products: for each ASIN and marketplace it has read, the newest observation it was given '
+      + '(a completed task\'s Product or a subscription\'s latest delivery), newest first. `search`: part of the ASIN or the title '
+      + '(case-insensitive, at most 200 characters); `first` 1..100 (default 20). Free: it lists only what the caller already holds.',
+    args: { search: t.arg.string(), first: t.arg.int() },
+    complexity: (args) => ({ field: 1, multiplier: Math.min(OBSERVED_PAGE.max, Math.max(1, args.first ?? OBSERVED_PAGE.default)) }),
+    resolve: async (_root, args, ctx) => {
+      const account = requireAccount(ctx);
+      const first = args.first ?? OBSERVED_PAGE.default;
+      if (!Number.isInteger(first) || first < 1 || first > OBSERVED_PAGE.max) throw DomainError.invalidField('first');
+      if (args.search && args.search.length > SEARCH_MAX) throw DomainError.invalidField('search');
+      const rows = await observedProducts(ctx.db, account.id, { first, ...(args.search ? { search: args.search } : {}) });
+      return rows;
     },
   }),
 }));
