@@ -1,6 +1,6 @@
 /**
  * History at scale: `npm run bench:history -- [--rows 10000000] [--products 100000] [--days 120]
- * [--fixture-reads 100] [--writer-seconds 15]` on the PostgreSQL of DATABASE_URL_TEST (default
+ * [--fixture-reads 100 (0: skip step 1)] [--writer-seconds 15] [--samples 300]` on the PostgreSQL of DATABASE_URL_TEST (default
  * postgresql://postgres@127.0.0.1:5432/test), in a scratch database dropped at the end.
  *
  * 1. Fixture pages: every saved product page of ../shared/fixtures is parsed (the service's parser),
@@ -278,7 +278,7 @@ async function scale(url: string): Promise<void> {
 
 const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 log(`bench:history — rows ${fmt(ROWS)}, products ${fmt(PRODUCTS)}, days ${DAYS}, fixture re-reads ${FIXTURE_READS}; load average ${load()}; ${path.basename(replayDir())} pages`);
-for (const part of [fixtureBytes, scale]) {
+for (const part of FIXTURE_READS > 0 ? [fixtureBytes, scale] : [scale]) {
   const db = await createScratchDatabase();
   try {
     await applyMigrations(db.url);

@@ -141,12 +141,13 @@ export interface ObservationJson {
  * Select list over a CTE `page` of observation rows (in their order `observed_at DESC, id DESC`):
  * one row of three JSON values, the rows (`to_jsonb`, id as text), and the content versions and
  * texts they reference, each once by id, so a page of a product's history carries its content
- * once rather than once per row. Decoded by `productsOfPage`.
+ * once rather than once per row. The ids are looked up as an array (`= ANY`), which keeps the
+ * primary keys in use however small the planner thinks the tables are. Decoded by `productsOfPage`.
  */
 export const OBSERVATION_PAGE_SELECT = `SELECT
     (SELECT coalesce(jsonb_agg(to_jsonb(p) || jsonb_build_object('id', p.id::text) ORDER BY p.observed_at DESC, p.id DESC), '[]') FROM page p) AS rows,
-    (SELECT coalesce(jsonb_object_agg(c.id::text, c.doc), '{}') FROM product_contents c WHERE c.id IN (SELECT content_id FROM page)) AS contents,
-    (SELECT coalesce(jsonb_object_agg(t.id::text, t.doc), '{}') FROM observation_texts t WHERE t.id IN (SELECT texts_id FROM page)) AS texts`;
+    (SELECT coalesce(jsonb_object_agg(c.id::text, c.doc), '{}') FROM product_contents c WHERE c.id = ANY (ARRAY(SELECT DISTINCT content_id FROM page))) AS contents,
+    (SELECT coalesce(jsonb_object_agg(t.id::text, t.doc), '{}') FROM observation_texts t WHERE t.id = ANY (ARRAY(SELECT DISTINCT texts_id FROM page))) AS texts`;
 
 /** The row `OBSERVATION_PAGE_SELECT` yields. */
 export interface ObservationPage {

@@ -3,7 +3,8 @@
  * to the partitioned layout (volatile row + content version + texts), on PGlite and PostgreSQL: a
  * database migrated up to the version before holds observations written with that version's SQL,
  * tasks and a subscription pointing at them; the migrator then runs the backfill in batches,
- * stopped after two batches (progress row) and run again until done. Every observation is then
+ * stopped after two batches (progress row), on PostgreSQL killed inside the next one (its
+ * transaction rolled back), and run again until done. Every observation is then
  * read back through REST history, task_get, the history export, monitoring/list and GraphQL and
  * compared byte for byte with what the version before answered for it (its decoder of the wide
  * row: `legacyProduct`). A later read of the same page stores no new content version.
@@ -15,6 +16,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { MIGRATIONS_DIR, applyMigrations, listMigrations } from '../../core/db/migrator.js';
+import { legacyConversion } from '../../core/db/observation-backfill.js';
 import { storeObservation } from '../../core/observations.js';
 import { version1Fields, type Bsr, type Product, type Variant } from '../../core/product.js';
 import { apiClient, type ApiClient } from '../support/http.js';
@@ -134,13 +136,28 @@ for (const database of ['pglite', 'postgres'] as const) {
       if (before) fs.rmSync(before, { recursive: true, force: true });
     });
 
-    it('the backfill runs in batches under the migrator, stops, and goes on from its progress row', async () => {
+    it('the backfill runs in batches under the migrator, stops (or is killed inside a batch), and goes on from its progress row', async () => {
       expect(await applyMigrations(app.dbUrl, MIGRATIONS_DIR, { backfill: { batchSize: 2, maxBatches: 2 } })).toEqual(listMigrations().filter((m) => m.name >= MIGRATION).map((m) => m.name));
       const progress = await client.query('SELECT last_id::text, copied::int FROM observation_backfill');
       expect(progress.rows).toEqual([{ last_id: [...answered.keys()][3], copied: 4 }]);
       expect((await client.query('SELECT count(*)::int AS n FROM observations')).rows[0].n).toBe(4);
       expect((await client.query('SELECT count(*)::int AS n FROM observations_legacy')).rows[0].n).toBe(answered.size);
 
+      if (database === 'postgres') {
+        // A run killed inside a batch: its transaction is rolled back, the progress row unchanged.
+        const victim = new pg.Client({ connectionString: app.dbUrl });
+        await victim.connect();
+        victim.on('error', () => {});
+        const pid = (await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        const batch = legacyConversion('SELECT * FROM observations_legacy WHERE id > $1::bigint ORDER BY id LIMIT $2::int');
+        await victim.query('BEGIN');
+        await victim.query(batch.docs, [progress.rows[0].last_id, 2]);
+        await victim.query(batch.rows, [progress.rows[0].last_id, 2]);
+        await client.query('SELECT pg_terminate_backend($1)', [pid]);
+        await victim.end().catch(() => {});
+        expect((await client.query('SELECT last_id::text, copied::int FROM observation_backfill')).rows).toEqual(progress.rows);
+        expect((await client.query('SELECT count(*)::int AS n FROM observations')).rows[0].n).toBe(4);
+      }
       expect(await applyMigrations(app.dbUrl)).toEqual([]);
       const tables = await client.query(`SELECT to_regclass('observations_legacy') AS legacy, to_regclass('observation_backfill') AS progress`);
       expect(tables.rows[0]).toEqual({ legacy: null, progress: null });
