@@ -31,6 +31,7 @@ import type { WebhookLauncher } from '../core/temporal/webhook-launcher.js';
 
 export interface AppDeps {
   config: Config;
+  /** The process's database, opened once (core/db/db.ts). */
   db: Db;
   launcher: TaskLauncher;
   logger: Logger;

@@ -10,6 +10,7 @@ import type { Db } from './db/db.js';
 /** What a standalone part receives. */
 export interface StandaloneContext {
   config: Config;
+  /** The process's database, opened once (core/db/db.ts). */
   db: Db;
   temporalAddress: string;
   logger: Logger;
