@@ -79,6 +79,16 @@ module.exports = {
       to: { path: '^api/', pathNot: '^api/rest/envelope/' },
     },
     {
+      name: 'db-made-in-core-db',
+      severity: 'error',
+      comment:
+        'Prisma clients are made only in core/db (createDb / openDatabase), so every part receives the one Db of its ' +
+        'process (pool, prepared SQL, usage meter) instead of making a client of its own; elsewhere the generated ' +
+        'client is imported for its types only. Tests may wrap clients they build (dbOf).',
+      from: { pathNot: '^(core/db/|test/|prisma/generated/)' },
+      to: { path: '^prisma/generated/client/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'parser-no-browser',
       severity: 'error',
       comment: 'The parser is a pure function of the page\'s bytes: it never drives the browser (puppeteer-core).',

@@ -4,7 +4,7 @@
  */
 import Koa from 'koa';
 import type { Config } from '../core/config.js';
-import type { PrismaClient } from '../core/db/prisma.js';
+import type { Db } from '../core/db/db.js';
 import { HttpError } from './rest/http-error.js';
 import type { Logger } from '../core/logger.js';
 import { AccountRateLimits } from '../core/rate-limits.js';
@@ -25,12 +25,14 @@ import { publicRoutes } from './rest/routes/public.routes.js';
 import { systemRoutes } from './rest/routes/system.routes.js';
 import { webhookLogRoutes } from './rest/routes/webhook-log.routes.js';
 import type { MonitorLauncher } from './services/monitor-launcher.js';
+import { cachedMarketplaceStatuses } from './services/status.js';
 import type { TaskLauncher } from './services/task-launcher.js';
 import type { WebhookLauncher } from '../core/temporal/webhook-launcher.js';
 
 export interface AppDeps {
   config: Config;
-  prisma: PrismaClient;
+  /** The process's database, opened once (core/db/db.ts). */
+  db: Db;
   launcher: TaskLauncher;
   logger: Logger;
   /** Monitoring workflows; required by the monitoring routes (api/server.ts always sets it). */
@@ -53,12 +55,14 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(dashboardRoutes());
   app.use(metering(deps));
   app.use(jsonBody());
-  const rateLimits = new AccountRateLimits(deps.prisma);
-  for (const router of [systemRoutes(deps.prisma, deps.config, deps.logger), publicRoutes(deps.prisma), productRoutes(deps, rateLimits), analyticsRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits), webhookLogRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
+  const rateLimits = new AccountRateLimits(deps.db);
+  // One marketplace-status cache per app: REST and GraphQL answer from the same computation.
+  const statuses = cachedMarketplaceStatuses(deps.db);
+  for (const router of [systemRoutes(deps.db, deps.config, deps.logger), publicRoutes(deps.db), productRoutes(deps, rateLimits), analyticsRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits, statuses), webhookLogRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }
-  app.use(graphqlRoutes(deps, rateLimits).routes());
+  app.use(graphqlRoutes(deps, rateLimits, statuses).routes());
   app.on('error', (error) => deps.logger.error({ err: error }, 'koa error'));
   return app;
 }

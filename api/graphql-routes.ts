@@ -6,7 +6,9 @@
  * as JSON text. GET serves GraphiQL outside production, and queries without charged fields.
  */
 import { Router } from '@koa/router';
+import type { IntervalCache } from '../core/interval-cache.js';
 import type { AccountRateLimits } from '../core/rate-limits.js';
+import type { MarketplaceStatusRow } from './services/status.js';
 import type { AppState } from './rest/context.js';
 import type { GraphQLDeps } from './graphql/context.js';
 import { createGraphQLServer } from './graphql/yoga.js';
@@ -14,9 +16,10 @@ import { createGraphQLServer } from './graphql/yoga.js';
 /** Request headers not forwarded: the body is re-serialised, so its length and encoding change. */
 const DROPPED_REQUEST_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-encoding', 'connection']);
 
-export function graphqlRoutes(deps: GraphQLDeps, rateLimits?: AccountRateLimits): Router<AppState> {
+/** The GraphQL route; `rateLimits` and `statuses` are the app's, shared with the REST routes. */
+export function graphqlRoutes(deps: GraphQLDeps, rateLimits?: AccountRateLimits, statuses?: IntervalCache<MarketplaceStatusRow[]>): Router<AppState> {
   const router = new Router<AppState>();
-  const yoga = createGraphQLServer(deps, { rateLimits });
+  const yoga = createGraphQLServer(deps, { rateLimits, statuses });
 
   router.all('/graphql', async (ctx) => {
     const headers = new Headers();

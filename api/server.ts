@@ -11,7 +11,7 @@ import { temporalMonitorLauncher } from './services/monitor-launcher.js';
 import { temporalTaskLauncher } from './services/task-launcher.js';
 import { temporalWebhookLauncher } from '../core/temporal/webhook-launcher.js';
 import type { Config } from '../core/config.js';
-import type { PrismaClient } from '../core/db/prisma.js';
+import type { Db } from '../core/db/db.js';
 import type { Logger } from '../core/logger.js';
 import { startMetricsServer } from '../core/metrics-server.js';
 import { flushUsage } from '../core/usage.js';
@@ -27,11 +27,11 @@ export interface ApiServer {
 }
 
 /** Connects the Temporal client, builds the app and listens on `config.PORT` (0 → any free port). */
-export async function startApiServer(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger }): Promise<ApiServer> {
+export async function startApiServer(options: { config: Config; db: Db; temporalAddress: string; logger: Logger }): Promise<ApiServer> {
   const connection = await Connection.connect({ address: options.temporalAddress });
   const client = new Client({ connection, namespace: options.config.TEMPORAL_NAMESPACE });
   const deps: AppDeps = {
-    config: options.config, prisma: options.prisma, logger: options.logger, launcher: temporalTaskLauncher(client, options.config),
+    config: options.config, db: options.db, logger: options.logger, launcher: temporalTaskLauncher(client, options.config),
     monitors: temporalMonitorLauncher(client, options.config, { onError: (err, subscriptionId) => options.logger.warn({ err, subscriptionId }, 'could not signal the monitor') }),
     webhookLauncher: temporalWebhookLauncher(client, options.config),
   };
@@ -63,7 +63,7 @@ export async function startApiServer(options: { config: Config; prisma: PrismaCl
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await metrics?.stop();
         // Usage counted in memory (core/usage.ts) is written before the database closes.
-        await flushUsage(options.prisma).catch((err: unknown) => options.logger.error({ err }, 'could not write usage counters at shutdown'));
+        await flushUsage(options.db).catch((err: unknown) => options.logger.error({ err }, 'could not write usage counters at shutdown'));
         await connection.close();
       })();
       return stopping;

@@ -35,13 +35,13 @@ const ONLY = new Set((process.env.BENCH_API_ONLY ?? 'tasks_ready,task_get,task_p
 const asin = (prefix: string, i: number): string => `${prefix}${String(i).padStart(10 - prefix.length, '0')}`;
 
 await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, results) => {
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const headers = { authorization: account.basic, 'content-type': 'application/json' };
   const base = '/v1/retail/product';
 
   // Seed: one stored observation per product, then READY tasks that complete at once from them.
   const stored = Array.from({ length: 100 }, (_, i) => asin('BS', i));
-  for (const a of stored) await storeObservation(bench.prisma, sampleProduct(a));
+  for (const a of stored) await storeObservation(bench.db, sampleProduct(a));
   const ids: string[] = [];
   for (let i = 0; i < READY; i += 100) {
     const body = Array.from({ length: Math.min(100, READY - i) }, (_, j) => ({ asin: stored[(i + j) % stored.length]!, marketplace: 'com', tag: `ready-${i + j}` }));
@@ -107,11 +107,11 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
     const requests = [{ method: 'POST' as const, path: `${base}/task_post`, body }];
     await runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS, requests, headers, timeout: 300 });
     await awaitQuiet(name);
-    const before = await bench.prisma.task.count();
+    const before = await bench.db.prisma.task.count();
     const r = await withCpuProfile(`${name.replace(/\W+/g, '_')}-${bench.kind}`, () =>
       runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS * POST_ROUNDS, requests, headers, timeout: 300 }),
     );
-    const accepted = (await bench.prisma.task.count()) - before;
+    const accepted = (await bench.db.prisma.task.count()) - before;
     console.log(`  ${name}: ${r.requests} requests, ${accepted} tasks stored in ${r.durationSec.toFixed(1)} s, status ${JSON.stringify(r.statusCodes)}${r.errors + r.timeouts ? `, ${r.errors} errors, ${r.timeouts} timeouts` : ''}`);
     console.log(`    ${cpuText(r.cpu)}`);
     return { tasksPerSec: accepted / r.durationSec, r, accepted };

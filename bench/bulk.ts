@@ -86,16 +86,16 @@ async function run(kind: DbKind): Promise<void> {
   const config = loadConfig({ PATH: process.env.PATH, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', ...(scratch && { DATABASE_URL: scratch.url }), ...(process.env.TEMPORAL_CLI_PATH && { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH }) });
   const db = await openDatabase(config, { migrate: true });
   const temporal = await startTemporalDevServer({ uiPort: false, namespace: config.TEMPORAL_NAMESPACE, cliPath: config.TEMPORAL_CLI_PATH, logFile: path.join(dir, 'temporal.log') });
-  const api = await startApiServer({ config, prisma: db.prisma, temporalAddress: temporal.address, logger });
+  const api = await startApiServer({ config, db, temporalAddress: temporal.address, logger });
   try {
     const version = (await db.prisma.$queryRawUnsafe<{ version: string }[]>('SELECT version() AS version'))[0]?.version ?? '';
     printHeader(`bulk: a ${fmt(ROWS, 0)}-row CSV upload to task_post (the API process alone)`, kind === 'pglite' ? `PGlite (${/PostgreSQL [\d.]+/.exec(version)?.[0]}, in this process)` : `${/PostgreSQL [\d.]+/.exec(version)?.[0]} (scratch database)`);
     const results = new Results('bulk', kind);
-    const account = await benchAccount(db.prisma);
+    const account = await benchAccount(db);
     const auth = { login: account.login, key: account.key };
 
     // Upload 1: every ASIN has a fresh observation, so every row completes from the reuse window.
-    await storeGenerated(db.prisma, `SELECT ${legacyColumns({
+    await storeGenerated(db, `SELECT ${legacyColumns({
       asin: `'BR' || lpad(i::text, 8, '0')`, marketplace: `'com'`, observed_at: 'now()', status: `'ok'`,
       url: `'https://www.amazon.com/dp/BR' || lpad(i::text, 8, '0')`, price_amount: '9.99', price_currency: `'USD'`, bsr_rank: '1000 + i',
     })} FROM generate_series(0, ${ROWS - 1}) AS i`);

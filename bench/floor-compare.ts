@@ -112,7 +112,7 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
   }
 
   // The service: warm the browser, the workflow bundle and the parser first.
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const api = (path: string) => `${bench.url}/v1/retail/product/${path}`;
   for (const p of products.slice(0, CONCURRENCY * 2)) {
     const r = await call(api('live'), account.basic, 'POST', [{ asin: p.asin, marketplace: p.marketplace, max_age_minutes: 0 }]);
@@ -160,7 +160,7 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
   const split = [...treeCpuByChild(cpu0, cpu1, process.pid, [replayPid])].filter(([, ms]) => ms > 0).sort((x, y) => y[1] - x[1]);
   console.log(`  service CPU per page by process: ${split.map(([label, ms]) => `${label} ${(ms / seen.size).toFixed(0)} ms`).join(', ')}${bench.kind === 'postgres' ? `, PostgreSQL ${(postgresCpuMs(cpu0, cpu1) / seen.size).toFixed(0)} ms` : ''}`);
   for (const [label, ms] of split) results.add(`  service CPU per page: ${label}`, ms / 1000 / seen.size, 'CPU-s', { digits: 3 });
-  const failed = await bench.prisma.task.count({ where: { id: { in: [...ids] }, statusCode: { not: 20000 } } });
+  const failed = await bench.db.prisma.task.count({ where: { id: { in: [...ids] }, statusCode: { not: 20000 } } });
   console.log(`  service: ${seen.size} of ${ids.size} tasks in tasks_ready after ${(wallMs / 1000).toFixed(1)} s, ${failed} not 20000; ${cpuText(serviceShare)}`);
 
   const live: number[] = [];

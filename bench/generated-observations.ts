@@ -5,7 +5,7 @@
  * image_url, details, parser_version, subscription_id), converted and stored by the migration's
  * own conversion (core/db/observation-backfill.ts): content versions and texts once, then the rows.
  */
-import type { PrismaClient } from '../core/db/prisma.js';
+import type { Db } from '../core/db/db.js';
 import { legacyConversion } from '../core/db/observation-backfill.js';
 
 /** The legacy columns a generated source must yield, with defaults for those a benchmark leaves out. */
@@ -20,8 +20,8 @@ export function legacyColumns(given: Record<string, string>): string {
 }
 
 /** Stores the rows of `source` (see the module comment); returns how many. */
-export async function storeGenerated(prisma: PrismaClient, source: string): Promise<number> {
+export async function storeGenerated(db: Db, source: string): Promise<number> {
   const { docs, rows } = legacyConversion(source);
-  await prisma.$executeRawUnsafe(docs);
-  return prisma.$executeRawUnsafe(rows);
+  await db.prisma.$executeRawUnsafe(docs);
+  return db.prisma.$executeRawUnsafe(rows);
 }

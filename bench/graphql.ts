@@ -21,7 +21,7 @@ import { buildApp } from '../api/app.js';
 import { loadConfig } from '../core/config.js';
 import { startEmbeddedPostgres } from '../core/db/embedded-postgres.js';
 import { applyMigrations } from '../core/db/migrator.js';
-import { createPrisma } from '../core/db/prisma.js';
+import { createDb } from '../core/db/db.js';
 import { createLogger } from '../core/logger.js';
 import { call } from './http.js';
 import { envInt, p50, printHeader, Results } from './machine.js';
@@ -37,18 +37,18 @@ function fragmentChain(links: number): string {
 
 printHeader('GraphQL document limits (bench/graphql.ts)', 'PGlite (the refusals measured run no SQL)');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-bench-graphql-'));
-const db = await startEmbeddedPostgres(dataDir);
+const embedded = await startEmbeddedPostgres(dataDir);
 let failed = false;
 try {
-  await applyMigrations(db.url);
-  const prisma = createPrisma(db.url, 1);
+  await applyMigrations(embedded.url);
+  const db = createDb(embedded.url, 1);
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const launcher = { start: async () => undefined, startWebhooks: async () => undefined, waitFor: async () => false, cancel: async () => undefined };
-  const server = buildApp({ config, prisma, launcher, logger: createLogger('silent') }).listen(0, '127.0.0.1');
+  const server = buildApp({ config, db, launcher, logger: createLogger('silent') }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-  const account = await createAccount(prisma, { login: 'bench', email: 'bench@example.com', balance: 1 });
-  await prisma.account.update({ where: { id: account.id }, data: { requestsPerMinute: 1_000_000_000, tasksPerMinute: 1_000_000_000 } });
+  const account = await createAccount(db, { login: 'bench', email: 'bench@example.com', balance: 1 });
+  await db.prisma.account.update({ where: { id: account.id }, data: { requestsPerMinute: 1_000_000_000, tasksPerMinute: 1_000_000_000 } });
   const results = new Results('graphql', 'none');
 
   const measure = async (name: string, links: number, auth: string, expected: RegExp, target?: number) => {
@@ -67,12 +67,12 @@ try {
   await measure('30-fragment chain refused, authenticated', 30, `Bearer ${account.api_key}`, /Fragment limit/, 50);
   await measure('20-fragment chain refused, authenticated', 20, `Bearer ${account.api_key}`, /breadth/);
   server.close();
-  await prisma.$disconnect();
+  await db.close();
 } catch (error) {
   failed = true;
   console.error('graphql failed:', error);
 } finally {
-  await db.stop();
+  await embedded.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { applyMigrations } from '../core/db/migrator.js';
-import { createPrisma } from '../core/db/prisma.js';
+import { createDb } from '../core/db/db.js';
 import type { Sql, Statement } from '../core/db/sql.js';
 import { MARKETPLACES } from '../core/marketplaces.js';
 import { insertObservation, readHistory } from '../core/observations.js';
@@ -116,17 +116,17 @@ async function fixtureProducts(): Promise<Product[]> {
 async function fixtureBytes(url: string): Promise<void> {
   const products = await fixtureProducts();
   const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const prisma = createPrisma(url, 2);
+  const store = createDb(url, 2);
   try {
     await pool.query(LEGACY_DDL);
     const t0 = Date.now() - (FIXTURE_READS + 2) * 3_600_000;
     const read = (p: Product, i: number) => ({ ...p, observed_at: new Date(t0 + i * 3_600_000).toISOString() });
-    for (const p of products) { await insertObservation(prisma, read(p, 0)); await insertLegacy(pool, read(p, 0)); }
+    for (const p of products) { await insertObservation(store, read(p, 0)); await insertLegacy(pool, read(p, 0)); }
     await pool.query('VACUUM ANALYZE');
     const before = await observationBytes(pool);
     const legacyBefore = Number((await pool.query(`SELECT pg_total_relation_size('legacy_observations') AS n`)).rows[0].n);
     for (let i = 1; i <= FIXTURE_READS; i++) {
-      for (const p of products) { await insertObservation(prisma, read(p, i)); await insertLegacy(pool, read(p, i)); }
+      for (const p of products) { await insertObservation(store, read(p, i)); await insertLegacy(pool, read(p, i)); }
     }
     await pool.query('VACUUM ANALYZE');
     const after = await observationBytes(pool);
@@ -138,7 +138,7 @@ async function fixtureBytes(url: string): Promise<void> {
     log(`  bytes per additional observation, wide layout before (one row per read, v2 fields as one jsonb): ${fmt((legacyAfter - legacyBefore) / added, 1)}`);
     log(`  content versions stored: ${(await pool.query('SELECT count(*)::int AS n FROM product_contents')).rows[0].n}, texts: ${(await pool.query('SELECT count(*)::int AS n FROM observation_texts')).rows[0].n}`);
   } finally {
-    await prisma.$disconnect();
+    await store.close();
     await pool.end();
   }
 }
@@ -252,23 +252,23 @@ async function scale(url: string): Promise<void> {
     log(`  stats over 90 days, daily points (${SAMPLES} reads): p50 ${pct(stats, 50).toFixed(2)} ms, p99 ${pct(stats, 99).toFixed(2)} ms`);
 
     for (const writers of [1, 4]) {
-      const prisma = createPrisma(url, writers);
+      const store = createDb(url, writers);
       try {
         // Already-seen products: each writer's products are read once before the clock starts.
         const pool0 = Array.from({ length: 200 }, (_, i) => withVersion2Fields(sampleProduct(`BW${String(writers * 1000 + i).padStart(8, '0')}`), i));
-        for (const p of pool0) await insertObservation(prisma, p);
+        for (const p of pool0) await insertObservation(store, p);
         let done = 0;
         const until = performance.now() + WRITER_SECONDS * 1000;
         await Promise.all(Array.from({ length: writers }, async (_, w) => {
           for (let i = w; performance.now() < until; i += writers) {
             const p = pool0[i % pool0.length]!;
-            await insertObservation(prisma, withVersion2Fields({ ...p, observed_at: new Date().toISOString(), price: { amount: 10 + (i % 50), currency: 'USD' } }, i));
+            await insertObservation(store, withVersion2Fields({ ...p, observed_at: new Date().toISOString(), price: { amount: 10 + (i % 50), currency: 'USD' } }, i));
             done++;
           }
         }));
         log(`  sustained inserts through insertObservation, ${writers} writer${writers > 1 ? 's' : ''} for ${WRITER_SECONDS} s: ${fmt(done / WRITER_SECONDS)} observations/s`);
       } finally {
-        await prisma.$disconnect();
+        await store.close();
       }
     }
   } finally {

@@ -25,10 +25,10 @@ const REQUESTS = envInt('BENCH_HISTORY_REQUESTS', 300);
 const json = (v: unknown): string => `'${JSON.stringify(v).replace(/'/g, "''")}'::jsonb`;
 
 await runPart('history', `history: one ASIN among ${fmt(ROWS, 0)} observations`, {}, async (bench, results) => {
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const p = sampleProduct('BH00000000');
   const t0 = performance.now();
-  const inserted = await storeGenerated(bench.prisma, `SELECT ${legacyColumns({
+  const inserted = await storeGenerated(bench.db, `SELECT ${legacyColumns({
     asin: `'BH' || lpad((i % ${ASINS})::text, 8, '0')`, marketplace: `'com'`,
     observed_at: `now() - make_interval(hours => i / ${ASINS}) - make_interval(secs => (i % ${ASINS}) / 100.0)`,
     status: `'ok'`, url: `'https://www.amazon.com/dp/BH' || lpad((i % ${ASINS})::text, 8, '0')`,
@@ -72,13 +72,13 @@ await runPart('history', `history: one ASIN among ${fmt(ROWS, 0)} observations`,
   results.add('history p95 (as inserted)', p95(cold.times), 'ms');
   // The service's own statement with the request's parameters (no date bounds, offset 0, limit 100).
   const plan = async () =>
-    (await bench.prisma.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
+    (await bench.db.prisma.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
       `EXPLAIN (ANALYZE, BUFFERS) ${HISTORY_STATEMENT.text}`, asin, 'com', null, null, 0, 100,
     )).map((r) => `    ${r['QUERY PLAN']}`).join('\n');
   console.log(`  plan of the history query as inserted:\n${await plan()}`);
 
   const ta = performance.now();
-  await bench.prisma.$executeRawUnsafe('ANALYZE observations');
+  await bench.db.prisma.$executeRawUnsafe('ANALYZE observations');
   console.log(`  ANALYZE observations took ${((performance.now() - ta) / 1000).toFixed(1)} s`);
   const analyzed = await measure('after ANALYZE');
   results.add('history p50 (after ANALYZE)', p50(analyzed.times), 'ms', { target: { op: '<=', limit: 20 }, cpu: analyzed.cpu });
@@ -87,7 +87,7 @@ await runPart('history', `history: one ASIN among ${fmt(ROWS, 0)} observations`,
   console.log(`  plan of the history query after ANALYZE:\n${await plan()}`);
 
   // The share of the answer that is not the database: turning 100 rows into Products and JSON.
-  const dbRows = await bench.prisma.observation.findMany({ where: { asin, marketplace: 'com' }, orderBy: [{ observedAt: 'desc' }, { id: 'desc' }], take: 100, include: OBSERVATION_INCLUDE });
+  const dbRows = await bench.db.prisma.observation.findMany({ where: { asin, marketplace: 'com' }, orderBy: [{ observedAt: 'desc' }, { id: 'desc' }], take: 100, include: OBSERVATION_INCLUDE });
   const ts = performance.now();
   for (let i = 0; i < 50; i++) JSON.stringify(dbRows.map(toProduct));
   results.add('  of which toProduct + JSON of 100 rows', (performance.now() - ts) / 50, 'ms', { digits: 2 });

@@ -79,11 +79,11 @@ const READS = envInt('BENCH_LIVE_READS', 40);
 const GAP_MS = envInt('BENCH_LIVE_GAP_MS', 1000);
 
 await runPart('live', 'live: cache hit and fresh read', {}, async (bench, results) => {
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const url = `${bench.url}/v1/retail/product/live`;
 
   // Cache hit.
-  await storeObservation(bench.prisma, sampleProduct('BL00000001'));
+  await storeObservation(bench.db, sampleProduct('BL00000001'));
   const hitBody = [{ asin: 'BL00000001', marketplace: 'com', max_age_minutes: 60 }];
   for (let i = 0; i < 20; i++) await call(url, account.basic, 'POST', hitBody);
   const hits: number[] = [];

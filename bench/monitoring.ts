@@ -97,9 +97,9 @@ const connection = await Connection.connect({ address: stack.temporalAddress });
 const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 
 try {
-  const account = await createAccount(stack.db.prisma, { login: 'bench', email: 'bench@example.com', balance: 100 });
+  const account = await createAccount(stack.db, { login: 'bench', email: 'bench@example.com', balance: 100 });
   // 10,000 tasks in a minute is above the standard plan's tasks-per-minute limit.
-  await setLimits(stack.db.prisma, { login: 'bench', requestsPerMinute: 100_000, tasksPerMinute: 1_000_000 });
+  await setLimits(stack.db, { login: 'bench', requestsPerMinute: 100_000, tasksPerMinute: 1_000_000 });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${account.api_key}` };
   const post = async (body: unknown) => {
     const res = await fetch(`${stack.api.url}/v1/retail/monitoring/add`, { method: 'POST', headers, body: JSON.stringify(body) });

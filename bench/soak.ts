@@ -62,7 +62,7 @@ function rssMiB(pid: number): number {
 const isChromium = (comm: string): boolean => /chrom/i.test(comm);
 
 await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW: '0s' }, async (bench, results) => {
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const products = await replayProducts(replayDir());
   const endAt = Date.now() + MINUTES * 60_000;
   const warmupMs = Math.min(5 * 60_000, (MINUTES * 60_000) / 5);
@@ -72,7 +72,7 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
   let next = 0;
   let lastSample = 0;
   while (Date.now() < endAt) {
-    const open = await bench.prisma.task.count({ where: { completedAt: null } });
+    const open = await bench.db.prisma.task.count({ where: { completedAt: null } });
     if (open < 100) {
       const body = Array.from({ length: 100 }, () => {
         const p = products[next++ % products.length]!;
@@ -91,7 +91,7 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
     }
     await sleep(2000);
   }
-  const done = await bench.prisma.task.count({ where: { completedAt: { not: null } } });
+  const done = await bench.db.prisma.task.count({ where: { completedAt: { not: null } } });
   const after = samples.filter((s) => s.at >= warmupMs);
   const baseline = p50(after.filter((s) => s.at < warmupMs + 60_000).map((s) => s.rss));
   const last = p50(after.filter((s) => s.at >= MINUTES * 60_000 - 60_000).map((s) => s.rss));

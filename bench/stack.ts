@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { createAccount } from '../api/admin/accounts.js';
 import { loadConfig } from '../core/config.js';
-import type { PrismaClient } from '../core/db/prisma.js';
+import type { Db } from '../core/db/db.js';
 import { startReplayServer, type ReplayServer } from '../replay/server.js';
 import { createScratchDatabase } from '../scripts/scratch-database.js';
 import { startStack, type Stack } from '../scripts/stack.js';
@@ -22,7 +22,7 @@ import { replayDir, repoRoot } from './pages.js';
 export interface BenchStack {
   kind: DbKind;
   stack: Stack;
-  prisma: PrismaClient;
+  db: Db;
   replay: ReplayServer;
   /** `PGlite 0.x (PostgreSQL 17.x, WASM, pool 1)` or `PostgreSQL 15.x (pool 10)`. */
   database: string;
@@ -59,8 +59,8 @@ export async function startBenchStack(kind: DbKind, env: Record<string, string> 
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  const prisma = stack.db.prisma;
-  const version = (await prisma.$queryRawUnsafe<{ version: string }[]>('SELECT version() AS version'))[0]?.version ?? '';
+  const db = stack.db;
+  const version = (await db.prisma.$queryRawUnsafe<{ version: string }[]>('SELECT version() AS version'))[0]?.version ?? '';
   const pgVersion = /PostgreSQL [\d.]+/.exec(version)?.[0] ?? version;
   let database: string;
   if (kind === 'pglite') {
@@ -71,7 +71,7 @@ export async function startBenchStack(kind: DbKind, env: Record<string, string> 
   }
   let stopping: Promise<void> | undefined;
   return {
-    kind, stack, prisma, replay, database, logs, url: stack.api.url,
+    kind, stack, db, replay, database, logs, url: stack.api.url,
     stop: () =>
       (stopping ??= (async () => {
         await stack.stop();
@@ -83,9 +83,9 @@ export async function startBenchStack(kind: DbKind, env: Record<string, string> 
 }
 
 /** A funded account (USD 1,000,000) whose rate limits never bite; returns its credentials. */
-export async function benchAccount(prisma: PrismaClient, login = 'bench'): Promise<{ id: number; login: string; key: string; basic: string }> {
-  const { id, api_key: key } = await createAccount(prisma, { login, email: `${login}@example.com`, balance: 1_000_000 });
-  await prisma.account.update({ where: { id }, data: { requestsPerMinute: 1e9, tasksPerMinute: 1e9 } });
+export async function benchAccount(db: Db, login = 'bench'): Promise<{ id: number; login: string; key: string; basic: string }> {
+  const { id, api_key: key } = await createAccount(db, { login, email: `${login}@example.com`, balance: 1_000_000 });
+  await db.prisma.account.update({ where: { id }, data: { requestsPerMinute: 1e9, tasksPerMinute: 1e9 } });
   return { id, login, key, basic: `Basic ${Buffer.from(`${login}:${key}`).toString('base64')}` };
 }
 

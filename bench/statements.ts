@@ -24,9 +24,9 @@ const { storeObservation } = await import('../core/observations.js');
 const kind = process.argv[2] === 'pglite' ? 'pglite' : 'postgres';
 const bench = await startBenchStack(kind);
 try {
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const base = `${bench.url}/v1/retail/product`;
-  await storeObservation(bench.prisma, sampleProduct('BS00000001'));
+  await storeObservation(bench.db, sampleProduct('BS00000001'));
   const posted = await call(`${base}/task_post`, account.basic, 'POST', [{ asin: 'BS00000001', marketplace: 'com' }]);
   const id = posted.body.tasks[0].id as string;
   const requests: [string, () => Promise<unknown>][] = [

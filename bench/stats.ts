@@ -25,16 +25,16 @@ const ASINS = 1000;
 const REQUESTS = envInt('BENCH_STATS_REQUESTS', 300);
 
 await runPart('stats', `stats: one ASIN among ${fmt(ROWS, 0)} observations`, {}, async (bench, results) => {
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const t0 = performance.now();
-  const inserted = await storeGenerated(bench.prisma, `SELECT ${legacyColumns({
+  const inserted = await storeGenerated(bench.db, `SELECT ${legacyColumns({
     asin: `'BS' || lpad((i % ${ASINS})::text, 8, '0')`, marketplace: `'com'`,
     observed_at: `now() - make_interval(hours => i / ${ASINS}) - make_interval(secs => (i % ${ASINS}) / 100.0)`,
     status: `'ok'`, url: `'https://www.amazon.com/dp/BS' || lpad((i % ${ASINS})::text, 8, '0')`,
     price_amount: `10 + ((i::bigint * 7919) % 5000) / 100.0`, price_currency: `'USD'`, bsr_rank: `(1000 + (i::bigint * 104729) % 100000)::int`,
   })} FROM generate_series(0, ${ROWS - 1}) AS i`);
   console.log(`  inserted ${fmt(inserted, 0)} observations over ${ASINS} ASINs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  await bench.prisma.$executeRawUnsafe('ANALYZE observations');
+  await bench.db.prisma.$executeRawUnsafe('ANALYZE observations');
 
   const asin = 'BS00000500';
   const statsUrl = `${bench.url}/v1/retail/product/stats`;
@@ -82,7 +82,7 @@ await runPart('stats', `stats: one ASIN among ${fmt(ROWS, 0)} observations`, {},
 
   // The statistics statement alone, with the request's parameters (plan and server time).
   const now = new Date();
-  const plan = await bench.prisma.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
+  const plan = await bench.db.prisma.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
     `EXPLAIN (ANALYZE, BUFFERS) ${STATS_STATEMENT.text}`, [asin], ['com'], [new Date(now.getTime() - 90 * 86_400_000)], [now], ['day'], 10_000,
   );
   console.log(`  plan of the statistics statement:\n${plan.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);

@@ -23,7 +23,7 @@ const TASKS = envInt('BENCH_TASKS', 1000);
 const MAX_MS = envInt('BENCH_THROUGHPUT_MAX_S', 600) * 1000;
 
 await runPart('throughput', `throughput: ${TASKS} queued tasks`, { REUSE_WINDOW: '0s' }, async (bench, results) => {
-  const account = await benchAccount(bench.prisma);
+  const account = await benchAccount(bench.db);
   const products = await replayProducts(replayDir());
   const browsers = bench.stack.worker.grid.stats().browsers.length;
   const maxPages = bench.stack.config.BROWSER_MAX_PAGES;
@@ -32,7 +32,7 @@ await runPart('throughput', `throughput: ${TASKS} queued tasks`, { REUSE_WINDOW:
   // Warm the browser, the workflow bundle and the parser with a few reads first.
   const warm = await call(`${bench.url}/v1/retail/product/task_post`, account.basic, 'POST', products.slice(0, 4).map((p) => ({ asin: p.asin, marketplace: p.marketplace })));
   if (warm.status !== 200) throw new Error(`warm-up task_post failed: ${JSON.stringify(warm.body).slice(0, 300)}`);
-  for (let i = 0; (await bench.prisma.task.count({ where: { completedAt: null } })) > 0; i++) {
+  for (let i = 0; (await bench.db.prisma.task.count({ where: { completedAt: null } })) > 0; i++) {
     if (i > 600) throw new Error('warm-up tasks did not complete within 60 s');
     await sleep(100);
   }
@@ -56,7 +56,7 @@ await runPart('throughput', `throughput: ${TASKS} queued tasks`, { REUSE_WINDOW:
     console.log(`  posted ${ids.length} tasks in ${(postedMs / 1000).toFixed(1)} s`);
     let last = -1;
     for (;;) {
-      const open = await bench.prisma.task.count({ where: { id: { in: ids }, completedAt: null } });
+      const open = await bench.db.prisma.task.count({ where: { id: { in: ids }, completedAt: null } });
       if (open === 0) break;
       if (Date.now() - t0 > MAX_MS) {
         console.log(`  stopped measuring after ${MAX_MS / 1000} s with ${open} of ${ids.length} tasks still open (BENCH_THROUGHPUT_MAX_S)`);
@@ -72,7 +72,7 @@ await runPart('throughput', `throughput: ${TASKS} queued tasks`, { REUSE_WINDOW:
   });
   const cpu = cpuShare(cpu0, cpuSnapshot());
   const stoppedAt = Date.now();
-  const rows = await bench.prisma.task.findMany({ where: { id: { in: ids } }, select: { createdAt: true, completedAt: true, statusCode: true } });
+  const rows = await bench.db.prisma.task.findMany({ where: { id: { in: ids } }, select: { createdAt: true, completedAt: true, statusCode: true } });
   const done = rows.filter((r) => r.completedAt !== null);
   const all = done.length === rows.length;
   const wallMs = all ? Math.max(...done.map((r) => r.completedAt!.getTime())) - t0 : stoppedAt - t0;

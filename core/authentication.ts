@@ -6,10 +6,9 @@
  * Failures throw DomainError AUTH_FAILED (missing, malformed, mismatch), KEY_REVOKED, ACCOUNT_DISABLED.
  * Both presenters use it: the REST middleware (api/rest/middleware/auth.ts) and GraphQL's context.
  */
-import type { PrismaClient } from './db/prisma.js';
+import type { Db } from './db/db.js';
 import { DomainError } from './errors.js';
 import { findApiKeyAccount, findApiKeyAccountCounting, hashApiKey, type ApiKeyAccount } from './api-keys.js';
-import { sqlOf } from './db/sql.js';
 import { isStorableText } from './storable-text.js';
 import { taskObjects, type AccountLimits, type AccountRateLimits } from './rate-limits.js';
 import { planOf } from './pricing.js';
@@ -63,10 +62,10 @@ function accountOf(found: ApiKeyAccount | null, login: string | undefined): Auth
  * header. Counts nothing (GraphQL rate limits each operation itself).
  * @throws AppError 40100 (malformed header, unknown key, login mismatch), 40101, 40102 (HTTP 401)
  */
-export async function authenticate(prisma: PrismaClient, header: string | undefined): Promise<AuthAccount | undefined> {
+export async function authenticate(db: Db, header: string | undefined): Promise<AuthAccount | undefined> {
   if (!header) return undefined;
   const { login, key } = credentials(header);
-  return accountOf(await findApiKeyAccount(sqlOf(prisma), hashApiKey(key)), login);
+  return accountOf(await findApiKeyAccount(db.sql, hashApiKey(key)), login);
 }
 
 /**
@@ -74,9 +73,9 @@ export async function authenticate(prisma: PrismaClient, header: string | undefi
  * (api-spec.md "Limits") in the same statement.
  * @throws AppError 401 as `authenticate`; 40202 (HTTP 429, Retry-After) over a limit.
  */
-async function authenticateCounted(prisma: PrismaClient, header: string, rateLimits: AccountRateLimits, tasks: number): Promise<AuthAccount> {
+async function authenticateCounted(db: Db, header: string, rateLimits: AccountRateLimits, tasks: number): Promise<AuthAccount> {
   const { login, key } = credentials(header);
-  const found = await findApiKeyAccountCounting(sqlOf(prisma), hashApiKey(key), login, tasks);
+  const found = await findApiKeyAccountCounting(db.sql, hashApiKey(key), login, tasks);
   const account = accountOf(found, login);
   // `counted` is set whenever the key authenticates (the statement applies the same checks).
   if (found?.counted) await rateLimits.settle(account.id, account.limits, found.counted, tasks);
@@ -90,7 +89,7 @@ async function authenticateCounted(prisma: PrismaClient, header: string, rateLim
  * `body`'s task objects are counted in the same statement (REST).
  * @throws DomainError AUTH_FAILED / KEY_REVOKED / ACCOUNT_DISABLED; RATE_LIMITED over a limit.
  */
-export async function resolveAccount(prisma: PrismaClient, header: string | undefined, rateLimits: AccountRateLimits | undefined, body: unknown): Promise<AuthAccount | undefined> {
-  if (!header || !rateLimits) return authenticate(prisma, header);
-  return authenticateCounted(prisma, header, rateLimits, taskObjects(body));
+export async function resolveAccount(db: Db, header: string | undefined, rateLimits: AccountRateLimits | undefined, body: unknown): Promise<AuthAccount | undefined> {
+  if (!header || !rateLimits) return authenticate(db, header);
+  return authenticateCounted(db, header, rateLimits, taskObjects(body));
 }

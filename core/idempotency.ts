@@ -4,8 +4,8 @@
  * (insert-first reservation: of concurrent duplicates exactly one inserts it, the others find it),
  * then holds the first response for `IDEMPOTENCY_WINDOW_MS`. Each operation is one statement.
  */
-import { sqlOf, type Statement } from './db/sql.js';
-import type { PrismaClient } from './db/prisma.js';
+import type { Statement } from './db/sql.js';
+import type { Db } from './db/db.js';
 
 /** How long a key's first response is replayed: 24 hours, in ms. Older rows count as absent. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
@@ -43,8 +43,8 @@ const FIND: Statement = {
  * Reserves `key` of the account for the request whose hash is `requestHash` (hex SHA-256 of its
  * endpoint and body), or finds what the key already holds.
  */
-export async function reserveIdempotencyKey(prisma: PrismaClient, input: { accountId: number; key: string; requestHash: string }): Promise<Reservation> {
-  const sql = sqlOf(prisma);
+export async function reserveIdempotencyKey(db: Db, input: { accountId: number; key: string; requestHash: string }): Promise<Reservation> {
+  const sql = db.sql;
   // A row released or expiring between the two statements is reserved on the next turn.
   for (let turn = 0; turn < 3; turn++) {
     const { rows } = await sql.query<{ reserved: number }>(RESERVE, [input.accountId, input.key, input.requestHash, IDEMPOTENCY_WINDOW_MS]);
@@ -64,8 +64,8 @@ const COMPLETE: Statement = {
 };
 
 /** Stores the response of a reserved key (`response`: the body exactly as sent). */
-export async function completeIdempotentRequest(prisma: PrismaClient, input: { accountId: number; key: string; httpStatus: number; response: string }): Promise<void> {
-  await sqlOf(prisma).query(COMPLETE, [input.accountId, input.key, input.httpStatus, input.response]);
+export async function completeIdempotentRequest(db: Db, input: { accountId: number; key: string; httpStatus: number; response: string }): Promise<void> {
+  await db.sql.query(COMPLETE, [input.accountId, input.key, input.httpStatus, input.response]);
 }
 
 const RELEASE: Statement = {
@@ -74,6 +74,6 @@ const RELEASE: Statement = {
 };
 
 /** Frees a reserved key whose request was refused as a whole (it may be used again). */
-export async function releaseIdempotencyKey(prisma: PrismaClient, input: { accountId: number; key: string }): Promise<void> {
-  await sqlOf(prisma).query(RELEASE, [input.accountId, input.key]);
+export async function releaseIdempotencyKey(db: Db, input: { accountId: number; key: string }): Promise<void> {
+  await db.sql.query(RELEASE, [input.accountId, input.key]);
 }

@@ -35,19 +35,3 @@ export class IntervalCache<T> {
     return this.inFlight;
   }
 }
-
-/**
- * One `IntervalCache` per key object (e.g. per Prisma client: each database its own value),
- * released with the key.
- */
-export function intervalCachePer<K extends object, T>(ttlMs: number, compute: (key: K) => Promise<T>): (key: K) => Promise<T> {
-  const caches = new WeakMap<K, IntervalCache<T>>();
-  return (key) => {
-    let cache = caches.get(key);
-    if (!cache) {
-      cache = new IntervalCache(ttlMs, () => compute(key));
-      caches.set(key, cache);
-    }
-    return cache.get();
-  };
-}

@@ -14,7 +14,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config.js';
-import type { PrismaClient } from './db/prisma.js';
+import type { Db } from './db/db.js';
 import { IntervalCache } from './interval-cache.js';
 
 export const registry = new Registry();
@@ -105,9 +105,9 @@ export const DB_GAUGE_CACHE_MS = 15_000;
 let tasksGauge: Gauge | undefined;
 
 /** Registers the tasks-by-state gauge, read from the database when /metrics is scraped, at most once per DB_GAUGE_CACHE_MS. */
-export function trackTaskStates(prisma: PrismaClient): void {
+export function trackTaskStates(db: Db): void {
   if (tasksGauge) return;
-  const counts = new IntervalCache(DB_GAUGE_CACHE_MS, () => prisma.task.groupBy({ by: ['endpoint', 'state'], _count: { _all: true } }));
+  const counts = new IntervalCache(DB_GAUGE_CACHE_MS, () => db.prisma.task.groupBy({ by: ['endpoint', 'state'], _count: { _all: true } }));
   tasksGauge = new Gauge({
     name: 'retail_tasks',
     help: 'Tasks by endpoint and state (queued, running, completed, failed)',

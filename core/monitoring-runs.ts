@@ -15,6 +15,7 @@
  * Every step is idempotent under activity retries: the run key is unique in the ledger, a refund
  * is keyed `<run key>:refund`, and a run that already stored its observation returns it.
  */
+import type { Db } from './db/db.js';
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import { recordObservationAlerts, recordedAlertsOf, type RecordedChanges } from './alerts.js';
 import { credit, tryCharge } from './ledger.js';
@@ -68,9 +69,9 @@ async function refund(tx: Tx, reservation: { account_id: number; subscription_id
  * A retry of a run that was already reserved answers `reserved` and charges nothing more.
  * @param input.runKey unique per run (≤ MAX_RUN_KEY_LENGTH characters), e.g. workflow run id + counter.
  */
-export async function startMonitoringRun(prisma: PrismaClient, input: { subscriptionId: number; runKey: string; reserve: boolean }): Promise<RunStart> {
+export async function startMonitoringRun(db: Db, input: { subscriptionId: number; runKey: string; reserve: boolean }): Promise<RunStart> {
   if (input.runKey.length > MAX_RUN_KEY_LENGTH) throw new Error(`run key longer than ${MAX_RUN_KEY_LENGTH} characters`);
-  return prisma.$transaction(async (tx): Promise<RunStart> => {
+  return db.prisma.$transaction(async (tx): Promise<RunStart> => {
     const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true } });
     if (!sub) return 'deleted';
     const account = await lockAccount(tx, sub.accountId);
@@ -102,16 +103,16 @@ export type RunRead = { state: 'open' } | { state: 'read'; observationId: bigint
  * result was lost) returns it, so the page is not read twice.
  * @throws MonitoringRunError when the page must not be read.
  */
-export async function monitoringRunRead(prisma: PrismaClient, input: { subscriptionId: number; runKey: string }): Promise<RunRead> {
-  const reservation = await reservationOf(prisma, input.runKey, false);
+export async function monitoringRunRead(db: Db, input: { subscriptionId: number; runKey: string }): Promise<RunRead> {
+  const reservation = await reservationOf(db.prisma, input.runKey, false);
   if (!reservation) throw new MonitoringRunError('not_reserved', input.runKey);
   if (reservation.observation_id !== null) {
-    const observation = await prisma.observation.findUnique({ where: { id: reservation.observation_id }, select: { status: true } });
-    const changes = await recordedAlertsOf(prisma, input.subscriptionId, reservation.observation_id);
+    const observation = await db.prisma.observation.findUnique({ where: { id: reservation.observation_id }, select: { status: true } });
+    const changes = await recordedAlertsOf(db.prisma, input.subscriptionId, reservation.observation_id);
     return { state: 'read', observationId: reservation.observation_id, status: observation?.status ?? 'ok', changes };
   }
-  if (await isRefunded(prisma, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
-  if (!(await prisma.subscription.findUnique({ where: { id: input.subscriptionId }, select: { id: true } }))) {
+  if (await isRefunded(db.prisma, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
+  if (!(await db.prisma.subscription.findUnique({ where: { id: input.subscriptionId }, select: { id: true } }))) {
     throw new MonitoringRunError('deleted', input.runKey);
   }
   return { state: 'open' };
@@ -128,11 +129,11 @@ export async function monitoringRunRead(prisma: PrismaClient, input: { subscript
  *   deleted meanwhile (nothing is stored; the caller refunds the run).
  */
 export async function storeMonitoringObservation(
-  prisma: PrismaClient,
+  db: Db,
   input: { subscriptionId: number; runKey: string; product: Product },
 ): Promise<{ observationId: bigint; delivery: RunDelivery; changes: RecordedChanges | null }> {
   try {
-    return await prisma.$transaction(async (tx) => {
+    return await db.prisma.$transaction(async (tx) => {
       const unlocked = await reservationOf(tx, input.runKey, false);
       if (!unlocked) throw new MonitoringRunError('not_reserved', input.runKey);
       await lockAccount(tx, unlocked.account_id);
@@ -166,8 +167,8 @@ export async function storeMonitoringObservation(
  * observation keeps its charge.
  * @returns `refunded` (now or by an earlier call), `delivered` (kept), or `none` (never reserved).
  */
-export async function refundMonitoringRun(prisma: PrismaClient, input: { runKey: string }): Promise<'refunded' | 'delivered' | 'none'> {
-  return prisma.$transaction(async (tx) => {
+export async function refundMonitoringRun(db: Db, input: { runKey: string }): Promise<'refunded' | 'delivered' | 'none'> {
+  return db.prisma.$transaction(async (tx) => {
     const unlocked = await reservationOf(tx, input.runKey, false);
     if (!unlocked) return 'none';
     await lockAccount(tx, unlocked.account_id);

@@ -3,8 +3,9 @@
  * row, core/observation-codec.ts) and reading stored observations back as API Products.
  */
 import { createHash } from 'node:crypto';
+import type { Db } from './db/db.js';
 import type { Prisma, PrismaClient } from './db/prisma.js';
-import { sqlOf, type Sql, type Statement } from './db/sql.js';
+import type { Sql, Statement } from './db/sql.js';
 import {
   INSERT_OBSERVATION, INSERT_OBSERVATION_WITH_IDS, OBSERVATION_INCLUDE, OBSERVATION_JOINS, OBSERVATION_JSON, OBSERVATION_PAGE_SELECT, insertParams, productFromJson,
   productFromRow, productsOfPage, type ObservationJson, type ObservationPage, type ObservationRow,
@@ -35,13 +36,13 @@ export function isForeignKeyViolation(error: unknown): boolean {
  * `subscriptionId` the observation is a monitoring delivery of that subscription; if the
  * subscription was deleted meanwhile, it is stored as a plain observation.
  */
-export async function storeObservation(prisma: PrismaClient, product: Product, subscriptionId?: number): Promise<bigint> {
+export async function storeObservation(db: Db, product: Product, subscriptionId?: number): Promise<bigint> {
   try {
-    return await insertObservation(prisma, product, subscriptionId);
+    return await insertObservation(db, product, subscriptionId);
   } catch (error) {
     // 23503: foreign key violation, the subscription row is gone.
     if (subscriptionId === undefined || !isForeignKeyViolation(error)) throw error;
-    return insertObservation(prisma, product);
+    return insertObservation(db, product);
   }
 }
 
@@ -52,33 +53,30 @@ const INSERT_WITH_IDS_STATEMENT: Statement = { name: 'observations:insert-with-i
 const INSERT_ATTEMPTS = 3;
 
 /**
- * Per client (so per database): ids of content versions and texts it has stored or found, by a
- * hash of their document (content: with the product), so that a read of an unchanged page sends
- * only its volatile values. Both tables are append-only, so an id once seen stays valid; filled
- * only from committed inserts, and emptied when it grows past `KNOWN_IDS_MAX`.
+ * The database's ids of content versions and texts this process has stored or found
+ * (`Db.knownIds`), by a hash of their document (content: with the product), so that a read of an
+ * unchanged page sends only its volatile values. Both tables are append-only, so an id once seen
+ * stays valid; filled only from committed inserts, and emptied when it grows past `KNOWN_IDS_MAX`.
  */
-const knownIdsOf = new WeakMap<PrismaClient, Map<string, string | number>>();
 const KNOWN_IDS_MAX = 100_000;
 const keyOf = (kind: string, text: string) => `${kind}:${createHash('sha256').update(text).digest('base64')}`;
 
-function knownIds(client: PrismaClient | null): Map<string, string | number> | undefined {
-  if (!client) return undefined;
-  let known = knownIdsOf.get(client);
-  if (!known) knownIdsOf.set(client, (known = new Map()));
-  if (known.size >= KNOWN_IDS_MAX) known.clear();
-  return known;
+function knownIds(db: Db | null): Map<string, string | number> | undefined {
+  if (!db) return undefined;
+  if (db.knownIds.size >= KNOWN_IDS_MAX) db.knownIds.clear();
+  return db.knownIds;
 }
 
 /**
- * Inserts one observation (inside `prisma` when it is a transaction) and returns its id.
+ * Inserts one observation (inside `target` when it is a transaction) and returns its id.
  * @throws the database's error (23503 when `subscriptionId` names no subscription).
  */
-export async function insertObservation(prisma: PrismaClient | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
+export async function insertObservation(target: Db | Prisma.TransactionClient, product: Product, subscriptionId?: number): Promise<bigint> {
   const params = insertParams(product, subscriptionId ?? null);
   const contentKey = keyOf(`${product.asin}|${product.marketplace}`, params[5] as string);
   const textsKey = keyOf('texts', params[6] as string);
-  // A transaction runs it on its own connection; a client on its pool as a prepared statement.
-  const client = '$transaction' in prisma ? prisma as PrismaClient : null;
+  // A transaction runs it on its own connection; a Db on its pool as a prepared statement.
+  const client = 'sql' in target ? target : null;
   const known = knownIds(client);
   const contentId = known?.get(contentKey);
   const textsId = known?.get(textsKey);
@@ -91,8 +89,8 @@ export async function insertObservation(prisma: PrismaClient | Prisma.Transactio
     try {
       type Inserted = { id: string; content_id: string; texts_id: number };
       const rows = client
-        ? (await sqlOf(client).query<Inserted>(withIds ? INSERT_WITH_IDS_STATEMENT : INSERT_STATEMENT, params)).rows
-        : await prisma.$queryRawUnsafe<Inserted[]>(withIds ? INSERT_OBSERVATION_WITH_IDS : INSERT_OBSERVATION, ...params);
+        ? (await client.sql.query<Inserted>(withIds ? INSERT_WITH_IDS_STATEMENT : INSERT_STATEMENT, params)).rows
+        : await (target as Prisma.TransactionClient).$queryRawUnsafe<Inserted[]>(withIds ? INSERT_OBSERVATION_WITH_IDS : INSERT_OBSERVATION, ...params);
       const row = rows[0]!;
       // Outside a transaction the ids are committed now; inside one they may yet be rolled back.
       if (known && !withIds) {

@@ -5,7 +5,7 @@
  * substring). Only observations the account already holds are listed: a newer read by another
  * account stays behind the charged history endpoints.
  */
-import type { PrismaClient } from './db/prisma.js';
+import type { Db } from './db/db.js';
 import { STATUS } from './domain/status-codes.js';
 import { productsById } from './observations.js';
 import type { Product } from './product.js';
@@ -20,9 +20,9 @@ export interface ObservedProductsQuery {
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The Products, newest delivery first, ties by newest id. */
-export async function observedProducts(prisma: PrismaClient, accountId: number, query: ObservedProductsQuery): Promise<Product[]> {
+export async function observedProducts(db: Db, accountId: number, query: ObservedProductsQuery): Promise<Product[]> {
   const pattern = query.search?.trim() ? likePattern(query.search.trim()) : null;
-  const ids = await prisma.$queryRaw<{ id: bigint }[]>`
+  const ids = await db.prisma.$queryRaw<{ id: bigint }[]>`
     WITH mine AS (
       SELECT t.asin, t.marketplace, t.observation_id, t.completed_at AS at
         FROM tasks t
@@ -44,6 +44,6 @@ export async function observedProducts(prisma: PrismaClient, accountId: number, 
      ORDER BY l.at DESC NULLS LAST, l.observation_id DESC
      LIMIT ${query.first}`;
   if (ids.length === 0) return [];
-  const byId = await productsById(prisma, ids.map((r) => r.id));
+  const byId = await productsById(db.prisma, ids.map((r) => r.id));
   return ids.map((r) => byId.get(r.id)).filter((p): p is Product => p !== undefined);
 }

@@ -11,8 +11,8 @@
  * overrides, else its plan's defaults.
  */
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { PrismaClient } from './db/prisma.js';
-import { sqlOf, type Sql } from './db/sql.js';
+import type { Db } from './db/db.js';
+import type { Sql } from './db/sql.js';
 import { DomainError } from './errors.js';
 
 /** Effective limits of one account, per minute. */
@@ -112,8 +112,8 @@ export class AccountRateLimits {
   private readonly limiters = new Map<string, RateLimiterPostgres>();
   private readonly store: ReturnType<typeof storeClient>;
 
-  constructor(prisma: PrismaClient) {
-    this.store = storeClient(sqlOf(prisma));
+  constructor(db: Db) {
+    this.store = storeClient(db.sql);
   }
 
   private limiter(kind: typeof REQUESTS | typeof TASKS, points: number): RateLimiterPostgres {

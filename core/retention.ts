@@ -15,8 +15,8 @@
  * set, drops the partitions wholly older than it. Deletes run in batches of `batchSize` rows, one
  * short statement each, so no lock is held for long.
  */
-import type { PrismaClient } from './db/prisma.js';
-import { sqlOf, type Statement } from './db/sql.js';
+import type { Db } from './db/db.js';
+import type { Statement } from './db/sql.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
 import { dropObservationPartitionsBefore, ensureObservationPartitions } from './db/observation-partitions.js';
 import { prismaQueryable } from './db/prisma.js';
@@ -127,8 +127,8 @@ export interface RetentionOptions {
  * @returns rows deleted per table.
  * @throws the database's error (the rows deleted so far stay deleted; the next run goes on).
  */
-export async function purgeExpiredData(prisma: PrismaClient, options: RetentionOptions): Promise<RetentionReport> {
-  const sql = sqlOf(prisma);
+export async function purgeExpiredData(db: Db, options: RetentionOptions): Promise<RetentionReport> {
+  const sql = db.sql;
   const batch = options.batchSize ?? PURGE_BATCH;
   const maxBatches = options.maxBatches ?? PURGE_MAX_BATCHES;
   const inBatches = async (statement: Statement, age: number): Promise<number> => {
@@ -149,13 +149,13 @@ export async function purgeExpiredData(prisma: PrismaClient, options: RetentionO
   const batches = await inBatches(BATCHES, days);
   const rateLimits = await inBatches(RATE_LIMITS, Date.now() - days * DAY_MS);
   const idempotencyKeys = await inBatches(IDEMPOTENCY_KEYS, IDEMPOTENCY_WINDOW_MS);
-  const sourceReads = await pruneSourceReads(prisma);
+  const sourceReads = await pruneSourceReads(db);
   options.onBatch?.();
-  const db = prismaQueryable(prisma);
-  await ensureObservationPartitions(db);
+  const queryable = prismaQueryable(db.prisma);
+  await ensureObservationPartitions(queryable);
   const observationPartitions = options.observationRetentionDays === undefined
     ? []
-    : await dropObservationPartitionsBefore(db, new Date((options.now ?? new Date()).getTime() - options.observationRetentionDays * DAY_MS));
+    : await dropObservationPartitionsBefore(queryable, new Date((options.now ?? new Date()).getTime() - options.observationRetentionDays * DAY_MS));
   options.onBatch?.();
   return { tasks, webhookDeliveries, changeEvents, batches, rateLimits, idempotencyKeys, sourceReads, observationPartitions };
 }

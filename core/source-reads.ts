@@ -5,7 +5,7 @@
  * Rows older than `SOURCE_READ_RETENTION_MS` (7 days) are deleted opportunistically, at most once
  * per `PRUNE_EVERY_MS` (1 hour) per process, by the call that records a read.
  */
-import type { PrismaClient } from './db/prisma.js';
+import type { Db } from './db/db.js';
 import type { Logger } from './logger.js';
 import { MARKETPLACE_CODES } from './marketplaces.js';
 import { sourceReads } from './metrics.js';
@@ -35,11 +35,11 @@ export interface SourceReadRecord {
  * Records one source read: increments the counter, inserts the row and, when due, prunes old rows.
  * Never throws: a failed insert or prune is logged at `error` / `warn` and the read goes on.
  */
-export async function recordSourceRead(deps: { prisma: PrismaClient; logger: Logger }, read: SourceReadRecord): Promise<void> {
+export async function recordSourceRead(deps: { db: Db; logger: Logger }, read: SourceReadRecord): Promise<void> {
   sourceReads.inc({ marketplace: read.marketplace, outcome: read.outcome });
   const durationMs = read.durationMs == null ? null : Math.max(0, Math.round(read.durationMs));
   try {
-    await deps.prisma.sourceRead.create({ data: { marketplace: read.marketplace, outcome: read.outcome, durationMs } });
+    await deps.db.prisma.sourceRead.create({ data: { marketplace: read.marketplace, outcome: read.outcome, durationMs } });
   } catch (error) {
     deps.logger.error({ err: error, marketplace: read.marketplace, outcome: read.outcome }, 'could not record the source read');
     return;
@@ -47,7 +47,7 @@ export async function recordSourceRead(deps: { prisma: PrismaClient; logger: Log
   if (Date.now() - lastPruneAt < PRUNE_EVERY_MS) return;
   lastPruneAt = Date.now();
   try {
-    await pruneSourceReads(deps.prisma);
+    await pruneSourceReads(deps.db);
   } catch (error) {
     deps.logger.warn({ err: error }, 'could not prune old source reads');
   }
@@ -58,8 +58,8 @@ export async function recordSourceRead(deps: { prisma: PrismaClient; logger: Log
  * the (marketplace, read_at) index per marketplace.
  * @returns the number of rows deleted.
  */
-export async function pruneSourceReads(prisma: PrismaClient, olderThanMs: number = SOURCE_READ_RETENTION_MS, now: Date = new Date()): Promise<number> {
-  const { count } = await prisma.sourceRead.deleteMany({
+export async function pruneSourceReads(db: Db, olderThanMs: number = SOURCE_READ_RETENTION_MS, now: Date = new Date()): Promise<number> {
+  const { count } = await db.prisma.sourceRead.deleteMany({
     where: { marketplace: { in: [...MARKETPLACE_CODES] }, readAt: { lt: new Date(now.getTime() - olderThanMs) } },
   });
   return count;

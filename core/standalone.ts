@@ -5,12 +5,13 @@
 import { loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { createLogger, type Logger } from './logger.js';
-import type { PrismaClient } from './db/prisma.js';
+import type { Db } from './db/db.js';
 
 /** What a standalone part receives. */
 export interface StandaloneContext {
   config: Config;
-  prisma: PrismaClient;
+  /** The process's database, opened once (core/db/db.ts). */
+  db: Db;
   temporalAddress: string;
   logger: Logger;
 }
@@ -35,7 +36,7 @@ export async function runStandalone(name: string, start: (ctx: StandaloneContext
   const db = await openDatabase(config);
   let part: { stop(): Promise<void> };
   try {
-    part = await start({ config, prisma: db.prisma, temporalAddress: config.TEMPORAL_ADDRESS, logger });
+    part = await start({ config, db, temporalAddress: config.TEMPORAL_ADDRESS, logger });
   } catch (error) {
     // A refusal at start (e.g. the worker's missing search attributes) is logged with its message, whole.
     logger.fatal({ err: error }, `${name} could not start: ${(error as Error).message}`);

@@ -4,7 +4,8 @@
  * (resuming on top-up). Every change that depends on the balance or the account's pause flag runs
  * under the account's row lock, so add, deliver, pause and resume never interleave for an account.
  */
-import type { Prisma, PrismaClient } from './db/prisma.js';
+import type { Db } from './db/db.js';
+import type { Prisma } from './db/prisma.js';
 import { replaceAlertRules } from './alerts.js';
 import { tryCharge } from './ledger.js';
 import type { AlertRuleSpec } from './domain/alert-rules.js';
@@ -73,9 +74,9 @@ const pairKey = (asin: string, marketplace: string) => `${marketplace}:${asin}`;
  * given, its tag, alert URL and alert rules (the last element naming them wins); `external_user_id`
  * is set on creation only. Adding is free.
  */
-export async function addSubscriptions(prisma: PrismaClient, accountId: number, requests: SubscriptionRequest[]): Promise<AddOutcome[]> {
+export async function addSubscriptions(db: Db, accountId: number, requests: SubscriptionRequest[]): Promise<AddOutcome[]> {
   if (requests.length === 0) return [];
-  return prisma.$transaction(async (tx) => {
+  return db.prisma.$transaction(async (tx) => {
     const account = await lockAccount(tx, accountId);
     if (!account) throw new Error(`account ${accountId} not found`);
     const startPaused = account.paused || account.balance < planOf(account.plan).rates.monitoring;
@@ -137,29 +138,29 @@ export async function addSubscriptions(prisma: PrismaClient, accountId: number, 
 
 /** Finds one of the account's subscriptions by id or by asin + marketplace. */
 export async function findSubscription(
-  prisma: PrismaClient,
+  db: Db,
   accountId: number,
   by: { id: number } | { asin: string; marketplace: string },
 ): Promise<SubscriptionRow | null> {
   return 'id' in by
-    ? prisma.subscription.findFirst({ where: { id: by.id, accountId } })
-    : prisma.subscription.findUnique({ where: { accountId_asin_marketplace: { accountId, asin: by.asin, marketplace: by.marketplace } } });
+    ? db.prisma.subscription.findFirst({ where: { id: by.id, accountId } })
+    : db.prisma.subscription.findUnique({ where: { accountId_asin_marketplace: { accountId, asin: by.asin, marketplace: by.marketplace } } });
 }
 
 /**
  * Deletes a subscription of the account. Its observations stay in history (the foreign key is
  * ON DELETE SET NULL). @returns the deleted row, or null when there was none.
  */
-export async function deleteSubscription(prisma: PrismaClient, accountId: number, id: number): Promise<SubscriptionRow | null> {
-  const rows = await prisma.subscription.findMany({ where: { id, accountId } });
+export async function deleteSubscription(db: Db, accountId: number, id: number): Promise<SubscriptionRow | null> {
+  const rows = await db.prisma.subscription.findMany({ where: { id, accountId } });
   if (!rows[0]) return null;
-  const { count } = await prisma.subscription.deleteMany({ where: { id, accountId } });
+  const { count } = await db.prisma.subscription.deleteMany({ where: { id, accountId } });
   return count === 1 ? rows[0] : null;
 }
 
 /** The subscription's status as stored; `deleted` once the row is gone. */
-export async function subscriptionState(prisma: PrismaClient, id: number): Promise<SubscriptionState> {
-  const row = await prisma.subscription.findUnique({ where: { id }, select: { status: true } });
+export async function subscriptionState(db: Db, id: number): Promise<SubscriptionState> {
+  const row = await db.prisma.subscription.findUnique({ where: { id }, select: { status: true } });
   return row ? (row.status as SubscriptionState) : 'deleted';
 }
 
@@ -178,8 +179,8 @@ export async function pauseAccountSubscriptions(tx: Tx, accountId: number): Prom
  * (otherwise nothing changes: the next delivery could not be paid either).
  * @returns ids of the subscriptions resumed (their monitors should be signalled).
  */
-export async function resumeAccountSubscriptions(prisma: PrismaClient, accountId: number): Promise<number[]> {
-  return prisma.$transaction(async (tx) => {
+export async function resumeAccountSubscriptions(db: Db, accountId: number): Promise<number[]> {
+  return db.prisma.$transaction(async (tx) => {
     const account = await lockAccount(tx, accountId);
     if (!account || account.balance < planOf(account.plan).rates.monitoring) return [];
     const rows = await tx.$queryRaw<{ id: number }[]>`
@@ -201,8 +202,8 @@ export async function resumeAccountSubscriptions(prisma: PrismaClient, accountId
  * - a subscription deleted meanwhile charges nothing (`deleted`).
  * Idempotent for activity retries: an observation already delivered or detached is not charged again.
  */
-export async function deliverObservation(prisma: PrismaClient, input: { subscriptionId: number; observationId: bigint }): Promise<DeliveryOutcome> {
-  return prisma.$transaction(async (tx) => {
+export async function deliverObservation(db: Db, input: { subscriptionId: number; observationId: bigint }): Promise<DeliveryOutcome> {
+  return db.prisma.$transaction(async (tx) => {
     const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true } });
     if (!sub) return 'deleted';
     const account = await lockAccount(tx, sub.accountId);

@@ -20,8 +20,8 @@
  * is the conditional one of core/tasks.ts, so a task finishing meanwhile is never refunded twice.
  */
 import pLimit from 'p-limit';
-import type { PrismaClient } from './db/prisma.js';
-import { sqlOf, type Statement } from './db/sql.js';
+import type { Db } from './db/db.js';
+import type { Statement } from './db/sql.js';
 import type { Logger } from './logger.js';
 import { failTask } from './tasks.js';
 import type { TaskWorkflows } from './temporal/task-launcher.js';
@@ -43,7 +43,7 @@ const CONCURRENCY = 8;
 
 /** What the reconciler needs; `liveBudgetMs` is LIVE_BUDGET. */
 export interface ReconcilerDeps {
-  prisma: PrismaClient;
+  db: Db;
   workflows: TaskWorkflows;
   logger: Logger;
   liveBudgetMs: number;
@@ -101,7 +101,7 @@ type Verdict = 'started' | 'refunded' | 'running' | 'error' | 'none';
  * @throws only when the candidates cannot be read at all.
  */
 export async function reconcileTasks(deps: ReconcilerDeps, options: { batch?: number } = {}): Promise<ReconcileReport> {
-  const sql = sqlOf(deps.prisma);
+  const sql = deps.db.sql;
   const { rows } = await sql.query<Candidate>(CANDIDATES, [
     RECONCILE_GRACE_MS, RECONCILE_RECHECK_MS, deps.liveBudgetMs + LIVE_ORPHAN_MARGIN_MS, options.batch ?? RECONCILE_BATCH,
   ]);
@@ -126,7 +126,7 @@ async function endedWithoutResult(deps: ReconcilerDeps, seen: Set<string>): Prom
   try {
     const ids = (await deps.workflows.closedUnfinished(Date.now() - RECONCILE_RECHECK_MS, RECONCILE_BATCH)).filter((id) => !seen.has(id));
     if (!ids.length) return [];
-    tasks = (await sqlOf(deps.prisma).query<Candidate>(ENDED_UNFINISHED, [ids])).rows;
+    tasks = (await deps.db.sql.query<Candidate>(ENDED_UNFINISHED, [ids])).rows;
   } catch (error) {
     deps.logger.error({ err: error }, 'could not look for task workflows that ended without a result; next run');
     return ['error'];
@@ -174,7 +174,7 @@ async function reconcileOne(deps: ReconcilerDeps, task: Candidate): Promise<Verd
 
 /** Fails the task with 50301 and refunds it; then starts its webhooks (task_post). False when it had finished meanwhile. */
 async function refund(deps: ReconcilerDeps, task: Candidate): Promise<boolean> {
-  if (!(await failTask(deps.prisma, task.id, STATUS.SOURCE_UNAVAILABLE))) return false;
+  if (!(await failTask(deps.db, task.id, STATUS.SOURCE_UNAVAILABLE))) return false;
   const kinds = webhookKindsOf(task.postback_url, task.pingback_url);
   if (kinds.length) {
     await deps.workflows.startWebhooks({

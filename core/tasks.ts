@@ -5,8 +5,8 @@
  * rules). Each operation is one statement (data-modifying CTEs) through the hot-path SQL runner
  * (core/db/sql.ts), so it is atomic without a transaction.
  */
-import type { PrismaClient } from './db/prisma.js';
-import { sqlOf, type Statement } from './db/sql.js';
+import type { Db } from './db/db.js';
+import type { Statement } from './db/sql.js';
 import { usd } from './ledger.js';
 import { asStatusCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
 import { OBSERVATION_JOINS, OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
@@ -106,8 +106,8 @@ const CREATE_CHARGED_TASK: Statement = {
  * task queued and is returned in `fresh`: the caller fails it with 40402, which refunds it.
  * @returns null when the balance does not cover the cost (nothing is written: 40200).
  */
-export async function createChargedTask(prisma: PrismaClient, task: NewTask): Promise<CreatedTask | null> {
-  const { rows } = await sqlOf(prisma).query<OutcomeRow & { fresh_id: string | null; fresh_status: string | null }>(CREATE_CHARGED_TASK, [
+export async function createChargedTask(db: Db, task: NewTask): Promise<CreatedTask | null> {
+  const { rows } = await db.sql.query<OutcomeRow & { fresh_id: string | null; fresh_status: string | null }>(CREATE_CHARGED_TASK, [
     task.id, task.accountId, task.endpoint, task.asin, task.marketplace, JSON.stringify(task.data), usd(task.cost), task.expiresAt,
     task.priority ?? 1, task.tag ?? null, task.postbackUrl ?? null, task.pingbackUrl ?? null, statusMessage(STATUS.TASK_CREATED), task.note,
     task.reuse?.since ?? null, statusMessage(STATUS.OK), task.reuse?.markReused ?? false, task.reuse?.collect ?? false,
@@ -132,8 +132,8 @@ const COLLECT_OUTCOME: Statement = {
  * statement.
  * @throws Error when the task does not exist
  */
-export async function collectTaskOutcome(prisma: PrismaClient, taskId: string): Promise<TaskOutcome> {
-  const row = (await sqlOf(prisma).query<OutcomeRow>(COLLECT_OUTCOME, [taskId])).rows[0];
+export async function collectTaskOutcome(db: Db, taskId: string): Promise<TaskOutcome> {
+  const row = (await db.sql.query<OutcomeRow>(COLLECT_OUTCOME, [taskId])).rows[0];
   if (!row) throw new Error(`task ${taskId} not found`);
   return outcomeFromSql(row);
 }
@@ -164,17 +164,17 @@ export interface TaskCompletion {
  * product does not exist. One statement (two for 40402).
  * @throws Error when the observation or the task does not exist
  */
-export async function finishTaskFromObservation(prisma: PrismaClient, taskId: string, observationId: bigint): Promise<TaskCompletion> {
-  const { rows } = await sqlOf(prisma).query<{ status: string | null; updated: number; previous_code: number | null }>(
+export async function finishTaskFromObservation(db: Db, taskId: string, observationId: bigint): Promise<TaskCompletion> {
+  const { rows } = await db.sql.query<{ status: string | null; updated: number; previous_code: number | null }>(
     COMPLETE_FROM_OBSERVATION, [taskId, observationId.toString(), statusMessage(STATUS.OK)],
   );
   const row = rows[0]!;
   if (row.status === null) throw new Error(`observation ${observationId} not found`);
   if (row.updated === 1) return { changed: true, statusCode: STATUS.OK };
-  if (row.status === 'not_found' && (await failTask(prisma, taskId, STATUS.PRODUCT_NOT_FOUND, observationId))) return { changed: true, statusCode: STATUS.PRODUCT_NOT_FOUND };
+  if (row.status === 'not_found' && (await failTask(db, taskId, STATUS.PRODUCT_NOT_FOUND, observationId))) return { changed: true, statusCode: STATUS.PRODUCT_NOT_FOUND };
   if (row.previous_code === null) throw new Error(`task ${taskId} not found`);
   // Already finished (a retried read, or the live budget ran out first): its code stands.
-  return { changed: false, statusCode: asStatusCode((await sqlOf(prisma).query<{ status_code: number }>(TASK_STATUS_CODE, [taskId])).rows[0]!.status_code) };
+  return { changed: false, statusCode: asStatusCode((await db.sql.query<{ status_code: number }>(TASK_STATUS_CODE, [taskId])).rows[0]!.status_code) };
 }
 
 const TASK_STATUS_CODE: Statement = {
@@ -186,8 +186,8 @@ const TASK_STATUS_CODE: Statement = {
  * Completes a task from an observation (see finishTaskFromObservation).
  * @returns false when the task had already finished (nothing changed).
  */
-export async function completeTaskFromObservation(prisma: PrismaClient, taskId: string, observationId: bigint): Promise<boolean> {
-  return (await finishTaskFromObservation(prisma, taskId, observationId)).changed;
+export async function completeTaskFromObservation(db: Db, taskId: string, observationId: bigint): Promise<boolean> {
+  return (await finishTaskFromObservation(db, taskId, observationId)).changed;
 }
 
 // The task's cost before the failure (locked, so a concurrent failure waits and then finds the
@@ -216,8 +216,8 @@ const FAIL_TASK: Statement = {
  * note `task <code>`), in one statement.
  * @returns false when the task had already finished (no second refund).
  */
-export async function failTask(prisma: PrismaClient, taskId: string, code: typeof STATUS.PRODUCT_NOT_FOUND | typeof STATUS.SOURCE_UNAVAILABLE, observationId?: bigint): Promise<boolean> {
-  const { rows } = await sqlOf(prisma).query<{ failed: number }>(FAIL_TASK, [taskId, code, statusMessage(code), observationId?.toString() ?? null, `task ${code}`]);
+export async function failTask(db: Db, taskId: string, code: typeof STATUS.PRODUCT_NOT_FOUND | typeof STATUS.SOURCE_UNAVAILABLE, observationId?: bigint): Promise<boolean> {
+  const { rows } = await db.sql.query<{ failed: number }>(FAIL_TASK, [taskId, code, statusMessage(code), observationId?.toString() ?? null, `task ${code}`]);
   return rows[0]?.failed === 1;
 }
 
@@ -227,6 +227,6 @@ const MARK_RUNNING: Statement = {
 };
 
 /** Marks a queued task as running (informational; the worker calls it when a read starts). */
-export async function markTaskRunning(prisma: PrismaClient, taskId: string): Promise<void> {
-  await sqlOf(prisma).query(MARK_RUNNING, [taskId]);
+export async function markTaskRunning(db: Db, taskId: string): Promise<void> {
+  await db.sql.query(MARK_RUNNING, [taskId]);
 }

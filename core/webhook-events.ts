@@ -6,7 +6,8 @@
  * account newest first.
  */
 import { randomUUID } from 'node:crypto';
-import type { Prisma, PrismaClient } from './db/prisma.js';
+import type { Db } from './db/db.js';
+import type { Prisma } from './db/prisma.js';
 import type { ChangeEventBody } from './domain/alert-rules.js';
 import type { TaskWebhookKind, WebhookKind, WebhookOutcome } from './domain/webhook-messages.js';
 
@@ -17,21 +18,21 @@ export type StoredEvent = Prisma.WebhookEventGetPayload<{ include: { account: { 
  * The id of the task's event of `kind`, made on first use (a delivery started before events
  * existed gets one on its next attempt). Safe under concurrent calls: one event per task and kind.
  */
-export async function taskEventId(prisma: PrismaClient, task: { id: string; accountId: number }, kind: TaskWebhookKind, url: string): Promise<string> {
+export async function taskEventId(db: Db, task: { id: string; accountId: number }, kind: TaskWebhookKind, url: string): Promise<string> {
   const where = { taskId_kind: { taskId: task.id, kind } };
-  const found = await prisma.webhookEvent.findUnique({ where, select: { id: true } });
+  const found = await db.prisma.webhookEvent.findUnique({ where, select: { id: true } });
   if (found) return found.id;
   try {
-    return (await prisma.webhookEvent.create({ data: { id: randomUUID(), accountId: task.accountId, kind, taskId: task.id, url }, select: { id: true } })).id;
+    return (await db.prisma.webhookEvent.create({ data: { id: randomUUID(), accountId: task.accountId, kind, taskId: task.id, url }, select: { id: true } })).id;
   } catch (error) {
     if ((error as { code?: string }).code !== 'P2002') throw error;
-    return (await prisma.webhookEvent.findUniqueOrThrow({ where, select: { id: true } })).id;
+    return (await db.prisma.webhookEvent.findUniqueOrThrow({ where, select: { id: true } })).id;
   }
 }
 
 /** The stored event with its account's secret and state; null when it does not exist (any more). */
-export async function storedEvent(prisma: PrismaClient, eventId: string): Promise<StoredEvent | null> {
-  return prisma.webhookEvent.findUnique({ where: { id: eventId }, include: { account: { select: { webhookSecret: true, disabled: true } } } });
+export async function storedEvent(db: Db, eventId: string): Promise<StoredEvent | null> {
+  return db.prisma.webhookEvent.findUnique({ where: { id: eventId }, include: { account: { select: { webhookSecret: true, disabled: true } } } });
 }
 
 /** One attempt as the delivery activity records it. */
@@ -52,8 +53,8 @@ export interface AttemptRecord {
 }
 
 /** Appends one attempt to the log. */
-export async function recordAttempt(prisma: PrismaClient, record: AttemptRecord): Promise<void> {
-  await prisma.webhookDelivery.create({ data: record });
+export async function recordAttempt(db: Db, record: AttemptRecord): Promise<void> {
+  await db.prisma.webhookDelivery.create({ data: record });
 }
 
 /** One attempt as GET /v1/appendix/webhook_deliveries and GraphQL `webhookDeliveries` list it. */
@@ -97,8 +98,8 @@ export interface DeliveryLogPage {
  * The account's attempts, newest first (index on account and id): at most `limit`, and whether
  * more follow.
  */
-export async function listDeliveryAttempts(prisma: PrismaClient, accountId: number, page: DeliveryLogPage): Promise<{ rows: DeliveryAttemptObject[]; more: boolean }> {
-  const rows = await prisma.webhookDelivery.findMany({
+export async function listDeliveryAttempts(db: Db, accountId: number, page: DeliveryLogPage): Promise<{ rows: DeliveryAttemptObject[]; more: boolean }> {
+  const rows = await db.prisma.webhookDelivery.findMany({
     where: { accountId, ...(page.before === undefined ? {} : { id: { lt: page.before } }), ...(page.kind ? { kind: page.kind } : {}) },
     orderBy: { id: 'desc' },
     take: page.limit + 1,
@@ -117,8 +118,8 @@ export async function listDeliveryAttempts(prisma: PrismaClient, accountId: numb
 }
 
 /** The account's event, or null when it has none of that id. */
-export async function accountEvent(prisma: PrismaClient, accountId: number, eventId: string) {
-  return prisma.webhookEvent.findFirst({ where: { id: eventId, accountId } });
+export async function accountEvent(db: Db, accountId: number, eventId: string) {
+  return db.prisma.webhookEvent.findFirst({ where: { id: eventId, accountId } });
 }
 
 /** Which page of a subscription's change events `listChangeEvents` reads (newest first). */
@@ -150,7 +151,7 @@ export interface ChangeEventRows {
  * events per subscription through the (subscription_id, created_at) index. GraphQL batches a page
  * of subscriptions through it; REST asks for one.
  */
-export async function listChangeEvents(prisma: PrismaClient, subscriptionIds: number[], page: ChangeEventPage): Promise<Map<number, ChangeEventRows>> {
+export async function listChangeEvents(db: Db, subscriptionIds: number[], page: ChangeEventPage): Promise<Map<number, ChangeEventRows>> {
   const out = new Map<number, ChangeEventRows>(subscriptionIds.map((id) => [id, { rows: [], more: false }]));
   if (subscriptionIds.length === 0) return out;
   const params: unknown[] = [subscriptionIds, page.limit + 1];
@@ -159,7 +160,7 @@ export async function listChangeEvents(prisma: PrismaClient, subscriptionIds: nu
     params.push(page.before.at, page.before.id);
     after = 'AND (e.created_at, e.id) < ($3::timestamptz, $4::uuid)';
   }
-  const rows = await prisma.$queryRawUnsafe<{ subscription_id: number; id: string; url: string | null; body: string; created_at: Date }[]>(
+  const rows = await db.prisma.$queryRawUnsafe<{ subscription_id: number; id: string; url: string | null; body: string; created_at: Date }[]>(
     `SELECT s.id AS subscription_id, page.id::text AS id, page.url, page.body, page.created_at
        FROM unnest($1::int[]) WITH ORDINALITY AS s(id, n)
        CROSS JOIN LATERAL (

@@ -65,9 +65,9 @@ export async function startStack(config: Config, logger: Logger, options: StackO
       started.push(async () => fs.rmSync(addressFile, { force: true }));
     }
     const temporalAddress = config.TEMPORAL_ADDRESS ?? devServer!.address;
-    const worker = await startWorker({ config, prisma: db.prisma, temporalAddress, logger, webhookResolver: options.webhookResolver });
+    const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver });
     started.push(() => worker.stop());
-    const api = await startApiServer({ config, prisma: db.prisma, temporalAddress, logger });
+    const api = await startApiServer({ config, db, temporalAddress, logger });
     started.push(() => api.stop());
     let stopping: Promise<void> | undefined;
     return {

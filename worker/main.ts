@@ -7,7 +7,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.js';
-import type { PrismaClient } from '../core/db/prisma.js';
+import type { Db } from '../core/db/db.js';
 import type { Logger } from '../core/logger.js';
 import type { HostResolver } from '../core/webhooks/pinned-request.js';
 import { startMetricsServer, type MetricsServer } from '../core/metrics-server.js';
@@ -33,7 +33,7 @@ export interface RunningWorker {
  * @throws before any browser starts when the namespace lacks the custom search attributes
  *   (core/temporal/search-attributes.ts; the message names them and the command that creates them).
  */
-export async function startWorker(options: { config: Config; prisma: PrismaClient; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver }): Promise<RunningWorker> {
+export async function startWorker(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver }): Promise<RunningWorker> {
   const { config } = options;
   const logger = options.logger.child({ component: 'worker' });
   // A client for the maintenance activities (the reconciler starts and looks at workflows) and the schedules.
@@ -54,7 +54,7 @@ export async function startWorker(options: { config: Config; prisma: PrismaClien
       config,
       address: options.temporalAddress,
       deps: {
-        prisma: options.prisma, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger,
+        db: options.db, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger,
         webhookSchedule: { retryDelaysMs: config.WEBHOOK_RETRY_DELAYS, timeoutMs: config.WEBHOOK_TIMEOUT },
         webhooks: {
           allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS,

@@ -3,7 +3,8 @@
  * `access-requests list`, `access-requests approve <id>`).
  */
 import { randomBytes } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
+import type { Prisma } from '../../core/db/prisma.js';
 import type { Mailer } from '../../core/mailer.js';
 import { CREDENTIALS_TTL_MS, hashCredentialsToken, sealCredentials } from '../services/access-requests.js';
 import { AdminError, createAccountIn } from './accounts.js';
@@ -30,8 +31,8 @@ export interface AccessRequestRow {
  * Every stored access request, oldest first, spam included (with its status).
  * @param status only requests with this status, when given.
  */
-export async function listAccessRequests(prisma: PrismaClient, status?: string): Promise<AccessRequestRow[]> {
-  const rows = await prisma.accessRequest.findMany({
+export async function listAccessRequests(db: Db, status?: string): Promise<AccessRequestRow[]> {
+  const rows = await db.prisma.accessRequest.findMany({
     where: status ? { status } : {},
     orderBy: { id: 'asc' },
     include: { account: { select: { login: true } } },
@@ -78,11 +79,11 @@ async function uniqueLogin(tx: Prisma.TransactionClient, base: string): Promise<
  * @throws AdminError for an unknown, spam or already approved request.
  */
 export async function approveAccessRequest(
-  prisma: PrismaClient,
+  db: Db,
   input: { id: number; baseUrl: string; mailer?: Mailer; warn?: (message: string) => void },
 ): Promise<{ login: string; credentials_url: string }> {
   const token = randomBytes(32).toString('base64url');
-  const { login, email } = await prisma.$transaction(async (tx) => {
+  const { login, email } = await db.prisma.$transaction(async (tx) => {
     const request = await tx.accessRequest.findUnique({ where: { id: input.id }, include: { account: { select: { login: true } } } });
     if (!request) throw new AdminError(`no access request with id ${input.id}`);
     if (request.status === 'spam') throw new AdminError(`access request ${input.id} is spam (its hidden website field was filled); not approved`);

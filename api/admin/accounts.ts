@@ -2,7 +2,8 @@
  * Operator actions on accounts (operations-contract.md "Admin commands").
  */
 import { randomBytes } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
+import type { Prisma } from '../../core/db/prisma.js';
 import { apiKeyRecord, generateApiKey } from '../../core/api-keys.js';
 import { credit, usd } from '../../core/ledger.js';
 import { PLANS, planOf } from '../../core/pricing.js';
@@ -30,9 +31,9 @@ export interface NewAccount {
  * @returns `{ id, login, api_key }` — the only time the full key is shown.
  * @throws AdminError for a taken login, an unknown plan or a negative balance.
  */
-export async function createAccount(prisma: PrismaClient, input: NewAccount): Promise<{ id: number; login: string; api_key: string }> {
+export async function createAccount(db: Db, input: NewAccount): Promise<{ id: number; login: string; api_key: string }> {
   checkNewAccount(input);
-  return prisma.$transaction((tx) => createAccountIn(tx, input));
+  return db.prisma.$transaction((tx) => createAccountIn(tx, input));
 }
 
 /** Validates `createAccount`'s input before any database work. @throws AdminError */
@@ -68,18 +69,18 @@ export async function createAccountIn(tx: Prisma.TransactionClient, input: NewAc
  * @throws AdminError for an unknown login or a non-positive amount.
  */
 export async function topUp(
-  prisma: PrismaClient,
+  db: Db,
   input: { login: string; amount: number },
   options: { monitors?: Pick<MonitorLauncher, 'resume'> } = {},
 ): Promise<{ login: string; balance: number }> {
   if (!(input.amount > 0)) throw new AdminError('amount must be a positive number of USD');
-  const { accountId, balance } = await prisma.$transaction(async (tx) => {
+  const { accountId, balance } = await db.prisma.$transaction(async (tx) => {
     const account = await tx.account.findUnique({ where: { login: input.login }, select: { id: true } });
     if (!account) throw new AdminError(`no account with login "${input.login}"`);
     const balance = await credit(tx, { accountId: account.id, amount: usd(input.amount), kind: 'topup', note: 'admin topup' });
     return { accountId: account.id, balance };
   });
-  const resumed = await resumeAccountSubscriptions(prisma, accountId);
+  const resumed = await resumeAccountSubscriptions(db, accountId);
   if (resumed.length) await options.monitors?.resume(resumed);
   return { login: input.login, balance };
 }
@@ -94,14 +95,14 @@ export async function topUp(
  * @throws AdminError for an unknown login.
  */
 export async function setDisabled(
-  prisma: PrismaClient,
+  db: Db,
   input: { login: string; disabled: boolean },
   options: { monitors?: Pick<MonitorLauncher, 'resume'> } = {},
 ): Promise<{ login: string; disabled: boolean }> {
-  const { count } = await prisma.account.updateMany({ where: { login: input.login }, data: { disabled: input.disabled } });
+  const { count } = await db.prisma.account.updateMany({ where: { login: input.login }, data: { disabled: input.disabled } });
   if (count === 0) throw new AdminError(`no account with login "${input.login}"`);
   if (!input.disabled && options.monitors) {
-    const subscriptions = await prisma.subscription.findMany({ where: { account: { login: input.login } }, select: { id: true }, orderBy: { id: 'asc' } });
+    const subscriptions = await db.prisma.subscription.findMany({ where: { account: { login: input.login } }, select: { id: true }, orderBy: { id: 'asc' } });
     if (subscriptions.length) await options.monitors.resume(subscriptions.map((s) => s.id));
   }
   return { login: input.login, disabled: input.disabled };
@@ -120,7 +121,7 @@ export interface Limits {
  * @throws AdminError for an unknown login or a value that is not a positive integer.
  */
 export async function setLimits(
-  prisma: PrismaClient,
+  db: Db,
   input: { login: string; requestsPerMinute?: number | null; tasksPerMinute?: number | null },
 ): Promise<{ login: string; limits: Limits }> {
   for (const value of [input.requestsPerMinute, input.tasksPerMinute]) {
@@ -129,8 +130,8 @@ export async function setLimits(
   const data: { requestsPerMinute?: number | null; tasksPerMinute?: number | null } = {};
   if (input.requestsPerMinute !== undefined) data.requestsPerMinute = input.requestsPerMinute;
   if (input.tasksPerMinute !== undefined) data.tasksPerMinute = input.tasksPerMinute;
-  if (Object.keys(data).length) await prisma.account.updateMany({ where: { login: input.login }, data });
-  const account = await prisma.account.findUnique({ where: { login: input.login }, select: { plan: true, requestsPerMinute: true, tasksPerMinute: true } });
+  if (Object.keys(data).length) await db.prisma.account.updateMany({ where: { login: input.login }, data });
+  const account = await db.prisma.account.findUnique({ where: { login: input.login }, select: { plan: true, requestsPerMinute: true, tasksPerMinute: true } });
   if (!account) throw new AdminError(`no account with login "${input.login}"`);
   const plan = planOf(account.plan);
   return {

@@ -70,7 +70,7 @@ account
   .option('--balance <usd>', 'opening balance in USD', usdAmount)
   .option('--plan <plan>', 'price plan', 'standard')
   .action((o: { login: string; email: string; balance?: number; plan: string }) =>
-    withDatabase((db) => createAccount(db.prisma, o)));
+    withDatabase((db) => createAccount(db, o)));
 
 account
   .command('topup')
@@ -79,7 +79,7 @@ account
   .action((o: { login: string; amount: number }) => withDatabase(async (db, config) => {
     const service = serviceMonitors(config);
     try {
-      return await topUp(db.prisma, o, { monitors: service.monitors });
+      return await topUp(db, o, { monitors: service.monitors });
     } finally {
       await service.close();
     }
@@ -93,7 +93,7 @@ for (const [name, disabled] of [['disable', true], ['enable', false]] as const) 
     .action((o: { login: string }) => withDatabase(async (db, config) => {
       const service = serviceMonitors(config);
       try {
-        return await setDisabled(db.prisma, { login: o.login, disabled }, { monitors: service.monitors });
+        return await setDisabled(db, { login: o.login, disabled }, { monitors: service.monitors });
       } finally {
         await service.close();
       }
@@ -109,7 +109,7 @@ account
   .action((o: { login: string; requestsPerMinute?: number | 'default'; tasksPerMinute?: number | 'default' }) => {
     // commander turns a parser's null into '', so `default` travels as text and becomes null here.
     const limit = (v?: number | 'default') => (v === 'default' ? null : v);
-    return withDatabase((db) => setLimits(db.prisma, { login: o.login, requestsPerMinute: limit(o.requestsPerMinute), tasksPerMinute: limit(o.tasksPerMinute) }));
+    return withDatabase((db) => setLimits(db, { login: o.login, requestsPerMinute: limit(o.requestsPerMinute), tasksPerMinute: limit(o.tasksPerMinute) }));
   });
 
 const accessRequests = program.command('access-requests').description('public access requests');
@@ -118,7 +118,7 @@ accessRequests
   .command('list')
   .description('every stored access request, oldest first, spam included')
   .option('--status <status>', 'only pending, approved or spam requests')
-  .action((o: { status?: string }) => withDatabase((db) => listAccessRequests(db.prisma, o.status)));
+  .action((o: { status?: string }) => withDatabase((db) => listAccessRequests(db, o.status)));
 
 accessRequests
   .command('approve')
@@ -126,7 +126,7 @@ accessRequests
   .argument('<id>', 'access request id', positiveInt(false))
   .action((id: number) =>
     withDatabase((db, config) =>
-      approveAccessRequest(db.prisma, { id, baseUrl: publicBaseUrl(config), mailer: createMailer(config), warn: (m) => console.error(m) })));
+      approveAccessRequest(db, { id, baseUrl: publicBaseUrl(config), mailer: createMailer(config), warn: (m) => console.error(m) })));
 
 try {
   await program.parseAsync(process.argv);

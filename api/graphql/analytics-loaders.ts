@@ -7,7 +7,6 @@
  */
 import DataLoader from 'dataloader';
 import type { AuthAccount } from '../../core/authentication.js';
-import { sqlOf } from '../../core/db/sql.js';
 import { fromMicros, toMicros } from '../../core/domain/money.js';
 import { DomainError } from '../../core/errors.js';
 import { chargeEach } from '../../core/history-charges.js';
@@ -33,7 +32,7 @@ const loaders = new WeakMap<GraphQLContext, AnalyticsLoaders>();
 const keyOf = (q: StatsQuery) => `${q.asin}|${q.marketplace}|${q.from.getTime()}|${q.to.getTime()}|${q.points}`;
 
 function create(ctx: GraphQLContext, account: AuthAccount): AnalyticsLoaders {
-  const sql = sqlOf(ctx.prisma);
+  const sql = ctx.db.sql;
   const cost = planOf(account.plan).rates.history;
   return {
     now: new Date(),

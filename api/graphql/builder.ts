@@ -68,7 +68,7 @@ export const builder = new SchemaBuilder<{
     edgesFieldOptions: { complexity: { field: 0, multiplier: 1 } },
   },
   prisma: {
-    client: (ctx) => ctx.prisma,
+    client: (ctx) => ctx.db.prisma,
     dmmf: getDatamodel(),
     exposeDescriptions: false,
     filterConnectionTotalCount: true,

@@ -1,18 +1,23 @@
 /**
  * The per-request GraphQL context: the caller (authenticated with the REST scheme, optional until a
- * field needs it), the Prisma client, request-scoped batch loaders and the usage meter.
+ * field needs it), the database (`Db`), request-scoped batch loaders, what the request adds to
+ * the usage counters, and the server's marketplace-status cache and redelivery limits.
  *
  * Scoping rule: every account-owned row (tasks, subscriptions, keys, usage) is read with
  * `accountId: <caller>` in its `where`, here or in the REST service the field calls; product
  * observations are shared data and carry no link back to an account.
  */
 import DataLoader from 'dataloader';
+import type { Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import type { BatchOutcome } from '../../core/domain/outcomes.js';
 import type { AuthAccount } from '../../core/authentication.js';
+import type { IntervalCache } from '../../core/interval-cache.js';
+import type { RedeliveryLimits } from '../../core/webhooks/redelivery-limits.js';
 import type { MonitorLauncher } from '../services/monitor-launcher.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';
+import type { MarketplaceStatusRow } from '../services/status.js';
 import type { WebhookLauncher } from '../../core/temporal/webhook-launcher.js';
 import { observationsById, type StoredObservation } from '../../core/observations.js';
 import { deliveriesLoader } from './deliveries.js';
@@ -42,7 +47,11 @@ export interface Loaders {
 
 export interface GraphQLContext {
   deps: GraphQLDeps;
-  prisma: PrismaClient;
+  db: Db;
+  /** Marketplace statuses, one cache per app shared with REST (api/services/status.ts). */
+  statuses: IntervalCache<MarketplaceStatusRow[]>;
+  /** How often an account may start redeliveries (one per server; counted in the database). */
+  redeliveryLimits: RedeliveryLimits;
   /** The authenticated caller; undefined when no Authorization header was sent. */
   account: AuthAccount | undefined;
   /** What this request adds to the usage counters (endpoint `graphql`), as REST meters envelopes. */
@@ -57,16 +66,16 @@ function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | 
 }
 
 /** Builds the request's loaders; the account-owned ones filter on the caller. */
-export function createLoaders(prisma: PrismaClient, account: AuthAccount | undefined): Loaders {
+export function createLoaders(db: Db, account: AuthAccount | undefined): Loaders {
   const accountId = account?.id ?? -1;
   return {
     observation: new DataLoader(async (ids) => {
-      const found = await observationsById(prisma, ids);
+      const found = await observationsById(db.prisma, ids);
       return ids.map((id) => found.get(id) ?? null);
     }),
-    task: new DataLoader(async (ids) => byKey(ids, await prisma.task.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
-    subscription: new DataLoader(async (ids) => byKey(ids, await prisma.subscription.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
-    deliveries: deliveriesLoader(prisma),
+    task: new DataLoader(async (ids) => byKey(ids, await db.prisma.task.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
+    subscription: new DataLoader(async (ids) => byKey(ids, await db.prisma.subscription.findMany({ where: { id: { in: [...ids] }, accountId } }), (r) => r.id)),
+    deliveries: deliveriesLoader(db),
   };
 }
 

@@ -6,7 +6,7 @@
  * more rows than asked for (Prisma's nested `take` would read every delivery and slice in memory).
  */
 import DataLoader from 'dataloader';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { DomainError } from '../../core/errors.js';
 import { observationsById, type StoredObservation } from '../../core/observations.js';
 
@@ -49,7 +49,7 @@ function shapeOf(page: DeliveryPage): string {
   return `${c(page.after)}|${c(page.before)}|${page.limit}|${page.inverted}`;
 }
 
-async function pageIds(prisma: PrismaClient, pages: DeliveryPage[]): Promise<{ subscription_id: number; id: bigint }[]> {
+async function pageIds(db: Db, pages: DeliveryPage[]): Promise<{ subscription_id: number; id: bigint }[]> {
   const { after, before, limit, inverted } = pages[0]!;
   const cursor = after ?? before;
   const params: unknown[] = [pages.map((p) => p.subscriptionId), limit];
@@ -59,7 +59,7 @@ async function pageIds(prisma: PrismaClient, pages: DeliveryPage[]): Promise<{ s
     condition = `AND (o.observed_at, o.id) ${after ? '<' : '>'} ($3::timestamptz, $4::bigint)`;
   }
   const direction = inverted ? 'ASC' : 'DESC';
-  return prisma.$queryRawUnsafe(
+  return db.prisma.$queryRawUnsafe(
     `SELECT s.id AS subscription_id, page.id
        FROM unnest($1::int[]) WITH ORDINALITY AS s(id, n)
        CROSS JOIN LATERAL (
@@ -74,19 +74,19 @@ async function pageIds(prisma: PrismaClient, pages: DeliveryPage[]): Promise<{ s
 }
 
 /** The request's loader of delivery pages. */
-export function deliveriesLoader(prisma: PrismaClient): DataLoader<DeliveryPage, ObservationRow[], string> {
+export function deliveriesLoader(db: Db): DataLoader<DeliveryPage, ObservationRow[], string> {
   return new DataLoader(async (pages) => {
     const groups = new Map<string, DeliveryPage[]>();
     for (const page of pages) groups.set(shapeOf(page), [...(groups.get(shapeOf(page)) ?? []), page]);
     const idsByPage = new Map<string, bigint[]>();
     for (const [shape, group] of groups) {
-      for (const row of await pageIds(prisma, group)) {
+      for (const row of await pageIds(db, group)) {
         const key = `${row.subscription_id}|${shape}`;
         idsByPage.set(key, [...(idsByPage.get(key) ?? []), BigInt(row.id)]);
       }
     }
     const allIds = [...idsByPage.values()].flat();
-    const byId = await observationsById(prisma, allIds);
+    const byId = await observationsById(db.prisma, allIds);
     return pages.map((page) => (idsByPage.get(`${page.subscriptionId}|${shapeOf(page)}`) ?? []).flatMap((id) => byId.get(id) ?? []));
   }, { cacheKeyFn: (page) => `${page.subscriptionId}|${shapeOf(page)}` });
 }

@@ -24,7 +24,10 @@ import { getOperationAST, type GraphQLError } from './graphql-js.js';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { DomainError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import type { IntervalCache } from '../../core/interval-cache.js';
 import { AccountRateLimits } from '../../core/rate-limits.js';
+import { RedeliveryLimits } from '../../core/webhooks/redelivery-limits.js';
+import { cachedMarketplaceStatuses, type MarketplaceStatusRow } from '../services/status.js';
 import { recordUsage } from '../../core/usage.js';
 import { authenticate } from '../../core/authentication.js';
 import { MAX_BODY_BYTES } from '../../core/validation/task-body.js';
@@ -67,7 +70,7 @@ function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin
       }
       const record = async () => {
         try {
-          await recordUsage(ctx.prisma, { accountId: account.id, endpoint: GRAPHQL_ENDPOINT_NAME, tasks: ctx.meter.tasks, cost: ctx.meter.cost });
+          await recordUsage(ctx.db, { accountId: account.id, endpoint: GRAPHQL_ENDPOINT_NAME, tasks: ctx.meter.tasks, cost: ctx.meter.cost });
         } catch (error) {
           logger.error({ err: error }, 'could not record usage');
         }
@@ -127,11 +130,13 @@ function yogaLogger(logger: Logger) {
 }
 
 /**
- * Creates the GraphQL server. `rateLimits` is the app's limiter (api/app.ts); a standalone server
- * makes its own on the same database.
+ * Creates the GraphQL server. `rateLimits` and `statuses` are the app's (api/app.ts), shared with
+ * the REST routes; a standalone server makes its own on the same database.
  */
-export function createGraphQLServer(deps: GraphQLDeps, options: { rateLimits?: AccountRateLimits } = {}): GraphQLServer {
-  const rateLimits = options.rateLimits ?? new AccountRateLimits(deps.prisma);
+export function createGraphQLServer(deps: GraphQLDeps, options: { rateLimits?: AccountRateLimits; statuses?: IntervalCache<MarketplaceStatusRow[]> } = {}): GraphQLServer {
+  const rateLimits = options.rateLimits ?? new AccountRateLimits(deps.db);
+  const statuses = options.statuses ?? cachedMarketplaceStatuses(deps.db);
+  const redeliveryLimits = new RedeliveryLimits(deps.db);
   const production = deps.config.NODE_ENV === 'production';
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
@@ -145,13 +150,15 @@ export function createGraphQLServer(deps: GraphQLDeps, options: { rateLimits?: A
     logging: yogaLogger(deps.logger),
     context: async ({ request }): Promise<GraphQLContext> => {
       // A bad header throws the AppError (40100 / 40101 / 40102); maskError answers it with HTTP 401.
-      const account = await authenticate(deps.prisma, request.headers.get('authorization') ?? undefined);
+      const account = await authenticate(deps.db, request.headers.get('authorization') ?? undefined);
       return {
         deps,
-        prisma: deps.prisma,
+        db: deps.db,
+        statuses,
+        redeliveryLimits,
         account,
         meter: { tasks: 0, cost: 0 },
-        loaders: createLoaders(deps.prisma, account),
+        loaders: createLoaders(deps.db, account),
       };
     },
     plugins: [...useQueryLimits({ production }), useParameterErrors(), useRequestPolicy(rateLimits, deps.logger)],

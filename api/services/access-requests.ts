@@ -4,6 +4,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import type { Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
@@ -62,11 +63,11 @@ async function retryAfterSeconds(tx: Pick<PrismaClient, '$queryRaw'>, ip: string
  * @param ip the client address (`ctx.ip`: the peer, or X-Forwarded-For behind the TRUST_PROXY hops), at most 64 characters kept.
  * @throws AppError 40000 / 40501 for bad input, 40202 (HTTP 429, Retry-After seconds) past 5 per hour per IP.
  */
-export async function submitAccessRequest(prisma: PrismaClient, body: unknown, ip: string): Promise<BatchOutcome> {
+export async function submitAccessRequest(db: Db, body: unknown, ip: string): Promise<BatchOutcome> {
   const { input, received } = parseAccessRequest(body);
   const clientIp = ip.slice(0, 64) || 'unknown';
   const spam = Boolean(input.website);
-  const id = await prisma.$transaction(async (tx) => {
+  const id = await db.prisma.$transaction(async (tx) => {
     // Serialises the count-then-insert of one IP across API processes (released at commit).
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(7301, hashtext(${clientIp}))`;
     const wait = await retryAfterSeconds(tx, clientIp);
@@ -141,10 +142,10 @@ export function openCredentials(token: string, stored: string): Credentials {
  * the key stays stored; unknown, already read or expired (7 days after approval) tokens answer
  * 404 / 40400, and an expired payload is erased.
  */
-export async function readCredentials(prisma: PrismaClient, token: string): Promise<BatchOutcome> {
+export async function readCredentials(db: Db, token: string): Promise<BatchOutcome> {
   const hash = hashCredentialsToken(token);
   const ttlSeconds = CREDENTIALS_TTL_MS / 1000;
-  const rows = await prisma.$queryRaw<{ payload: string }[]>`
+  const rows = await db.prisma.$queryRaw<{ payload: string }[]>`
     WITH target AS (
       SELECT id, credentials_payload FROM access_requests
       WHERE credentials_token_hash = ${hash} AND credentials_payload IS NOT NULL AND credentials_read_at IS NULL
@@ -155,7 +156,7 @@ export async function readCredentials(prisma: PrismaClient, token: string): Prom
     RETURNING target.credentials_payload AS payload`;
   const payload = rows[0]?.payload;
   if (!payload) {
-    await prisma.$executeRaw`
+    await db.prisma.$executeRaw`
       UPDATE access_requests SET credentials_payload = NULL
       WHERE credentials_token_hash = ${hash} AND credentials_payload IS NOT NULL`;
     throw new DomainError('NOT_FOUND');

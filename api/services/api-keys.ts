@@ -5,7 +5,8 @@
  * keys nor revoke the last one.
  */
 import { apiKeyRecord, generateApiKey } from '../../core/api-keys.js';
-import type { Prisma, PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
+import type { Prisma } from '../../core/db/prisma.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { AuthAccount } from '../../core/authentication.js';
@@ -49,7 +50,7 @@ async function lockAccount(tx: Prisma.TransactionClient, accountId: number): Pro
  *   `label` when every element has a bad label (the project's rule for POST bodies, see
  *   failRequestIfNoneValid).
  */
-export async function createKeys(prisma: PrismaClient, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
+export async function createKeys(db: Db, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
   const tasks: TaskOutcome[] = [];
   const errors: (DomainError | undefined)[] = [];
@@ -59,7 +60,7 @@ export async function createKeys(prisma: PrismaClient, account: AuthAccount, bod
     try {
       const { label } = readTaskFields(keyCreateTask, element);
       const key = generateApiKey();
-      const row = await prisma.$transaction(async (tx) => {
+      const row = await db.prisma.$transaction(async (tx) => {
         await lockAccount(tx, account.id);
         const active = await tx.apiKey.count({ where: { accountId: account.id, revokedAt: null } });
         if (active >= MAX_ACTIVE_KEYS) throw new DomainError('BAD_REQUEST', { message: `Bad Request. The account already has ${MAX_ACTIVE_KEYS} active API keys.` });
@@ -89,12 +90,12 @@ export function parseKeyId(raw: string | undefined): number {
  * 40000 when the revocation would leave the account without an active key (the only active key
  * revoking itself).
  */
-export async function revokeKey(prisma: PrismaClient, account: AuthAccount, rawKeyId: string | undefined): Promise<BatchOutcome> {
+export async function revokeKey(db: Db, account: AuthAccount, rawKeyId: string | undefined): Promise<BatchOutcome> {
   const keyId = parseKeyId(rawKeyId);
   const id = newTaskId();
   const path = [...PATH, String(keyId)];
   const data = { key_id: keyId, api: 'appendix', function: 'keys' };
-  const outcome = await prisma.$transaction(async (tx) => {
+  const outcome = await db.prisma.$transaction(async (tx) => {
     await lockAccount(tx, account.id);
     const key = await tx.apiKey.findFirst({ where: { id: keyId, accountId: account.id, revokedAt: null } });
     if (!key) throw new DomainError('NOT_FOUND');

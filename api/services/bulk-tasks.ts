@@ -20,7 +20,6 @@
 import pLimit from 'p-limit';
 import type { AuthAccount } from '../../core/authentication.js';
 import { chargeBatchChunk, createBatch, finishBatch, recordRejections, type BatchRejection, type BatchTaskRow } from '../../core/batches.js';
-import { sqlOf } from '../../core/db/sql.js';
 import { toMicros, fromMicros } from '../../core/domain/money.js';
 import { STATUS, statusMessage, type StatusCode } from '../../core/domain/status-codes.js';
 import { urgencyOfPriority } from '../../core/domain/task-messages.js';
@@ -125,7 +124,7 @@ export interface BulkDeps extends ProductTaskDeps {
  *   with their tasks, which the task reconciler starts or refunds)
  */
 export async function bulkTaskPost(deps: BulkDeps, account: AuthAccount, upload: BulkUpload): Promise<BatchOutcome> {
-  const sql = sqlOf(deps.prisma);
+  const sql = deps.db.sql;
   const plan = planOf(account.plan);
   const checks = webhookUrlChecks({ allowlist: deps.config.WEBHOOK_ALLOWLIST, ports: deps.config.WEBHOOK_PORTS });
   const batchId = newTaskId();
@@ -170,7 +169,7 @@ export async function bulkTaskPost(deps: BulkDeps, account: AuthAccount, upload:
         finished.push(row);
       } else if (outcome.fresh?.status === 'not_found') {
         // As task_post: a fresh not_found observation fails the task with 40402, refunded at once.
-        const refunded = await failTask(deps.prisma, row.id, STATUS.PRODUCT_NOT_FOUND, outcome.fresh.id);
+        const refunded = await failTask(deps.db, row.id, STATUS.PRODUCT_NOT_FOUND, outcome.fresh.id);
         tally.accept(refunded ? 0 : row.cost);
         if (refunded) finished.push(row);
       } else {

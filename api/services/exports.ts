@@ -13,7 +13,6 @@
  */
 import type { AuthAccount } from '../../core/authentication.js';
 import { findBatch, readBatchResults } from '../../core/batches.js';
-import { sqlOf } from '../../core/db/sql.js';
 import { fromMicros, toMicros } from '../../core/domain/money.js';
 import { STATUS, asStatusCode, statusMessage, type StatusCode } from '../../core/domain/status-codes.js';
 import { DomainError } from '../../core/errors.js';
@@ -58,13 +57,13 @@ export async function openHistoryExport(deps: ProductTaskDeps, account: AuthAcco
     from: fields.date_from ? new Date(`${fields.date_from}T00:00:00Z`) : null,
     before: new Date(fields.date_to ? Math.min(now, Date.parse(`${fields.date_to}T00:00:00Z`) + DAY_MS) : now),
   };
-  const sql = sqlOf(deps.prisma);
+  const sql = deps.db.sql;
   const rows = await countExportRows(sql, range);
   const elements = Math.max(1, Math.ceil(rows / EXPORT_PAGE));
   const rate = planOf(account.plan).rates.history;
   const cost = fromMicros(toMicros(rate) * elements);
   const exportId = newTaskId();
-  if ((await tryCharge(deps.prisma, { accountId: account.id, amount: cost, taskId: exportId, note: `history export ${elements}` })) === null) {
+  if ((await tryCharge(deps.db.prisma, { accountId: account.id, amount: cost, taskId: exportId, note: `history export ${elements}` })) === null) {
     throw new DomainError('PAYMENT_REQUIRED');
   }
   async function* items(): AsyncGenerator<Product> {
@@ -79,7 +78,7 @@ export async function openHistoryExport(deps: ProductTaskDeps, account: AuthAcco
         yield* page.products;
       }
     } catch (error) {
-      await credit(deps.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: exportId, note: 'history export failed' })
+      await credit(deps.db.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: exportId, note: 'history export failed' })
         .catch((err: unknown) => deps.logger.error({ err, exportId }, 'could not refund a failed history export'));
       throw error;
     }
@@ -113,7 +112,7 @@ export async function openBatchExport(deps: ProductTaskDeps, account: AuthAccoun
     throw new DomainError('NOT_FOUND');
   }
   const { format } = readRequestFields(batchResultsQuery, query);
-  const sql = sqlOf(deps.prisma);
+  const sql = deps.db.sql;
   if (!(await findBatch(sql, batchId, account.id))) throw new DomainError('NOT_FOUND');
   async function* items(): AsyncGenerator<BatchResultItem> {
     let after = 0;

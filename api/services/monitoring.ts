@@ -6,7 +6,7 @@
  */
 import { alertRulesOf, type AlertRuleObject } from '../../core/alerts.js';
 import type { Config } from '../../core/config.js';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
@@ -31,7 +31,7 @@ import { STATUS } from '../../core/domain/status-codes.js';
 
 export interface MonitoringDeps {
   config: Config;
-  prisma: PrismaClient;
+  db: Db;
   monitors: MonitorLauncher;
   logger: Logger;
 }
@@ -112,7 +112,7 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
   }
   failRequestIfNoneValid(errors);
 
-  const outcomes = await addSubscriptions(deps.prisma, account.id, valid.map((v) => v.request));
+  const outcomes = await addSubscriptions(deps.db, account.id, valid.map((v) => v.request));
   const results = new Map<number, SubscriptionRow>();
   for (const [i, outcome] of outcomes.entries()) {
     const index = valid[i]!.index;
@@ -139,11 +139,11 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
     } catch (error) {
       deps.logger.error({ err: error, subscriptionId: row.id }, 'could not start or signal the monitor');
       failed.add(row.id);
-      if (created.has(row.id)) await deleteSubscription(deps.prisma, account.id, row.id);
+      if (created.has(row.id)) await deleteSubscription(deps.db, account.id, row.id);
     }
   }));
 
-  const rules = await alertRulesOf(deps.prisma, [...latestRow.keys()].filter((id) => !failed.has(id)));
+  const rules = await alertRulesOf(deps.db.prisma, [...latestRow.keys()].filter((id) => !failed.has(id)));
   const tasks: TaskOutcome[] = slots.map(({ id, data }, index) => {
     const error = errors[index];
     if (error) return taskOutcome({ id, code: error.code, message: error.message, path, data });
@@ -207,12 +207,12 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
       continue;
     }
     const found = target.id !== undefined
-      ? await findSubscription(deps.prisma, account.id, { id: target.id })
-      : await findSubscription(deps.prisma, account.id, { asin: target.asin!, marketplace: target.marketplace! });
+      ? await findSubscription(deps.db, account.id, { id: target.id })
+      : await findSubscription(deps.db, account.id, { asin: target.asin!, marketplace: target.marketplace! });
     const matches = found && (target.asin === undefined || found.asin === target.asin) && (target.marketplace === undefined || found.marketplace === target.marketplace);
     // Its rules go with it (ON DELETE CASCADE): the answer shows them as they were.
-    const rules = matches ? (await alertRulesOf(deps.prisma, [found.id])).get(found.id) ?? [] : [];
-    const row = matches ? await deleteSubscription(deps.prisma, account.id, found.id) : null;
+    const rules = matches ? (await alertRulesOf(deps.db.prisma, [found.id])).get(found.id) ?? [] : [];
+    const row = matches ? await deleteSubscription(deps.db, account.id, found.id) : null;
     if (!row) {
       tasks.push(taskOutcome({ id, code: STATUS.NOT_FOUND, path, data }));
       continue;
@@ -234,17 +234,17 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
  * request-level 400 / 40501 naming it. Three queries whatever the page size: the page, its latest
  * observations, its rules.
  */
-export async function listMonitoring(deps: Pick<MonitoringDeps, 'prisma'>, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
+export async function listMonitoring(deps: Pick<MonitoringDeps, 'db'>, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
   const { limit, offset, tag } = readRequestFields(monitoringListQuery, query);
-  const rows = await deps.prisma.subscription.findMany({
+  const rows = await deps.db.prisma.subscription.findMany({
     where: { accountId: account.id, ...(tag === undefined ? {} : { tag }) },
     orderBy: { id: 'asc' },
     skip: offset,
     take: limit,
   });
   const latestIds = rows.flatMap((r) => (r.latestObservationId === null ? [] : [r.latestObservationId]));
-  const byId = await productsById(deps.prisma, latestIds);
-  const rules = await alertRulesOf(deps.prisma, rows.map((r) => r.id));
+  const byId = await productsById(deps.db.prisma, latestIds);
+  const rules = await alertRulesOf(deps.db.prisma, rows.map((r) => r.id));
   const result = rows.map((r) => toSubscription(r, rules.get(r.id) ?? [], r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
   const data = { ...query, api: 'retail', function: 'list' };
   return batchOutcome([taskOutcome({ id: newTaskId(), code: STATUS.OK, path: [...API_PREFIX, 'list'], data, result })]);

@@ -4,7 +4,7 @@
  */
 import { runChargedTasks } from './charged-tasks.js';
 import type { Config } from '../../core/config.js';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { DomainError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { planOf } from '../../core/pricing.js';
@@ -26,7 +26,7 @@ export function retentionMs(config: Config): number {
 
 export interface ProductTaskDeps {
   config: Config;
-  prisma: PrismaClient;
+  db: Db;
   launcher: TaskLauncher;
   logger: Logger;
 }
@@ -58,7 +58,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
     // (core/tasks.ts `createChargedTask`): no transaction held open across round trips. When it
     // throws, nothing was charged.
     const reuseWindow = deps.config.REUSE_WINDOW;
-    const created = await createChargedTask(deps.prisma, {
+    const created = await createChargedTask(deps.db, {
       id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, data, cost,
       expiresAt: new Date(Date.now() + retentionMs(deps.config)), priority, tag, postbackUrl, pingbackUrl, note: 'task_post',
       reuse: reuseWindow > 0 ? { since: new Date(Date.now() - reuseWindow), markReused: true, collect: false } : undefined,
@@ -76,7 +76,7 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
     let charged = created.cost;
     if (created.state !== 'completed') {
       try {
-        if (await failTask(deps.prisma, id, STATUS.PRODUCT_NOT_FOUND, created.fresh.id)) charged = 0;
+        if (await failTask(deps.db, id, STATUS.PRODUCT_NOT_FOUND, created.fresh.id)) charged = 0;
       } catch (error) {
         // Charged and still queued: the reconciler starts its workflow, whose read refunds it.
         deps.logger.error({ err: error, taskId: id }, 'could not fail the task from a not_found observation');
@@ -113,7 +113,7 @@ export async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Pr
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not start workflow');
   }
   try {
-    if (!(await failTask(deps.prisma, task.taskId, STATUS.SOURCE_UNAVAILABLE))) return undefined;
+    if (!(await failTask(deps.db, task.taskId, STATUS.SOURCE_UNAVAILABLE))) return undefined;
   } catch (error) {
     deps.logger.error({ err: error, taskId: task.taskId }, 'could not refund the task whose workflow did not start');
     return undefined;

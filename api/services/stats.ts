@@ -6,7 +6,6 @@
  */
 import { runChargedTasks } from './charged-tasks.js';
 import type { AuthAccount } from '../../core/authentication.js';
-import { sqlOf } from '../../core/db/sql.js';
 import { DomainError } from '../../core/errors.js';
 import { credit, tryCharge } from '../../core/ledger.js';
 import { planOf } from '../../core/pricing.js';
@@ -42,15 +41,15 @@ export async function stats(deps: ProductTaskDeps, account: AuthAccount, body: u
   const tasks = await runChargedTasks(elements, { fn: 'stats', path, logger: deps.logger }, async (element, { id, payable, paid }) => {
     const query = readStatsElement(element, now);
     payable();
-    const balance = await tryCharge(deps.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'stats' });
+    const balance = await tryCharge(deps.db.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'stats' });
     if (balance === null) throw new DomainError('PAYMENT_REQUIRED');
     paid();
     try {
-      const [result] = await readProductStats(sqlOf(deps.prisma), [query]);
+      const [result] = await readProductStats(deps.db.sql, [query]);
       return { code: STATUS.OK, cost, result: [result] };
     } catch (error) {
       // The element fails with 50000 (runChargedTasks): what it was charged goes back first.
-      await credit(deps.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: id, note: 'stats 50000' });
+      await credit(deps.db.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: id, note: 'stats 50000' });
       throw error;
     }
   });

@@ -10,11 +10,11 @@
  * - `available` / `status`: `classifyMarketplace` (thresholds below).
  *
  * Three SQL queries whatever the number of marketplaces. The endpoints (REST and GraphQL, both
- * answering without authentication) read `cachedMarketplaceStatuses`: computed at most once per
- * STATUS_CACHE_MS in a process, whatever the number of callers or GraphQL aliases.
+ * answering without authentication) read one `cachedMarketplaceStatuses` per app (api/app.ts):
+ * computed at most once per STATUS_CACHE_MS, whatever the number of callers or GraphQL aliases.
  */
-import type { PrismaClient } from '../../core/db/prisma.js';
-import { intervalCachePer } from '../../core/interval-cache.js';
+import type { Db } from '../../core/db/db.js';
+import { IntervalCache } from '../../core/interval-cache.js';
 import { MARKETPLACE_CODES, type MarketplaceCode } from '../../core/marketplaces.js';
 import { SUCCESSFUL_OUTCOMES } from '../../core/source-reads.js';
 
@@ -74,22 +74,22 @@ const round = (value: number, decimals: number) => Math.round(value * 10 ** deci
  * The status of the 12 marketplaces, in marketplace order, over the 24 hours before `now`.
  * @throws whatever Prisma throws when the database cannot be read (→ 500 envelope).
  */
-export async function marketplaceStatuses(prisma: PrismaClient, now: Date = new Date()): Promise<MarketplaceStatusRow[]> {
+export async function marketplaceStatuses(db: Db, now: Date = new Date()): Promise<MarketplaceStatusRow[]> {
   const since = new Date(now.getTime() - STATUS_WINDOW_MS);
   const codes = [...MARKETPLACE_CODES];
   const [reads, medians, queued] = await Promise.all([
-    prisma.sourceRead.groupBy({
+    db.prisma.sourceRead.groupBy({
       by: ['marketplace', 'outcome'],
       // The marketplace list lets PostgreSQL use the (marketplace, read_at) index.
       where: { marketplace: { in: codes }, readAt: { gte: since } },
       _count: { _all: true },
     }),
-    prisma.$queryRaw<{ marketplace: string; median: number }[]>`
+    db.prisma.$queryRaw<{ marketplace: string; median: number }[]>`
       SELECT marketplace, percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM (completed_at - created_at)) / 60.0)::float8 AS median
       FROM tasks
       WHERE state = 'completed' AND endpoint = 'task_post' AND completed_at >= ${since}
       GROUP BY marketplace`,
-    prisma.task.groupBy({ by: ['marketplace'], where: { state: { in: ['queued', 'running'] } }, _count: { _all: true } }),
+    db.prisma.task.groupBy({ by: ['marketplace'], where: { state: { in: ['queued', 'running'] } }, _count: { _all: true } }),
   ]);
   const success = new Set<string>(SUCCESSFUL_OUTCOMES);
   return codes.map((code) => {
@@ -114,8 +114,11 @@ export async function marketplaceStatuses(prisma: PrismaClient, now: Date = new 
 export const STATUS_CACHE_MS = 15_000;
 
 /**
- * `marketplaceStatuses` now, computed at most once per STATUS_CACHE_MS per database client in this
- * process; concurrent callers share the computation in flight (core/interval-cache.ts).
- * @throws what `marketplaceStatuses` throws (not kept: the next caller computes again).
+ * `marketplaceStatuses` of `db` behind a cache: `get()` computes at most once per STATUS_CACHE_MS;
+ * concurrent callers share the computation in flight (core/interval-cache.ts). An app makes one
+ * and hands it to both presenters (api/app.ts).
+ * `get()` throws what `marketplaceStatuses` throws (not kept: the next caller computes again).
  */
-export const cachedMarketplaceStatuses: (prisma: PrismaClient) => Promise<MarketplaceStatusRow[]> = intervalCachePer(STATUS_CACHE_MS, (prisma: PrismaClient) => marketplaceStatuses(prisma));
+export function cachedMarketplaceStatuses(db: Db): IntervalCache<MarketplaceStatusRow[]> {
+  return new IntervalCache(STATUS_CACHE_MS, () => marketplaceStatuses(db));
+}

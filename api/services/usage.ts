@@ -5,7 +5,7 @@
  * `endpoints` (`{ endpoint, requests, tasks, cost }` per endpoint, by name) and `totals`
  * (`{ requests, tasks, cost }`). Costs are USD.
  */
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { addDays, daysBetween, sumUsage, usageRows, utcDay, type UsageRow } from '../../core/usage.js';
@@ -35,9 +35,9 @@ export function usageRange(query: Record<string, unknown>, today = utcDay()): { 
 }
 
 /** Builds the usage outcome for the authenticated account and the query's range. */
-export async function usage(prisma: PrismaClient, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
+export async function usage(db: Db, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
   const { from, to } = usageRange(query);
-  const rows = await usageRows(prisma, account.id, from, to);
+  const rows = await usageRows(db, account.id, from, to);
   const byDay = groupBy(rows, (r) => r.day);
   const byEndpoint = groupBy(rows, (r) => r.endpoint);
   const days = Array.from({ length: daysBetween(from, to) + 1 }, (_, i) => {

@@ -5,7 +5,7 @@
  * plan's price table, USD), usage today and this month (UTC), active API keys (prefix and last
  * four characters only) and the webhook secret.
  */
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { newTaskId } from '../../core/ids.js';
 import { planOf } from '../../core/pricing.js';
 import { usageTotals, utcDay } from '../../core/usage.js';
@@ -15,16 +15,16 @@ import { keyListing } from './api-keys.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 
 /** Builds the user_data outcome for the authenticated account. */
-export async function userData(prisma: PrismaClient, auth: AuthAccount): Promise<BatchOutcome> {
-  const account = await prisma.account.findUniqueOrThrow({
+export async function userData(db: Db, auth: AuthAccount): Promise<BatchOutcome> {
+  const account = await db.prisma.account.findUniqueOrThrow({
     where: { id: auth.id },
     include: { apiKeys: { where: { revokedAt: null }, orderBy: { id: 'asc' } } },
   });
   const plan = planOf(account.plan);
   const today = utcDay();
   const [usageToday, usageMonth] = [
-    await usageTotals(prisma, account.id, today, today),
-    await usageTotals(prisma, account.id, `${today.slice(0, 7)}-01`, today),
+    await usageTotals(db, account.id, today, today),
+    await usageTotals(db, account.id, `${today.slice(0, 7)}-01`, today),
   ];
   const result = [{
     login: account.login,

@@ -5,14 +5,12 @@
 import type { Config } from '../config.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
 import { applyMigrations } from './migrator.js';
-import { createPrisma, type PrismaClient } from './prisma.js';
+import { createDb, type Db } from './db.js';
 
-/** An open database: the URL, a Prisma client and a `close()` that also stops an embedded server. */
-export interface Database {
+/** An open database: its URL and `Db`, whose `close()` also stops an embedded server. */
+export interface Database extends Db {
   url: string;
   embedded: boolean;
-  prisma: PrismaClient;
-  close(): Promise<void>;
 }
 
 /**
@@ -30,19 +28,19 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
     throw error;
   }
   // PGlite ignores statement_timeout (it cannot cancel a running statement): only the wait applies.
-  const prisma = embedded
-    ? createPrisma(url, 1, { poolTimeoutMs: config.DATABASE_POOL_TIMEOUT })
-    : createPrisma(url, config.DATABASE_POOL_MAX, {
+  const db = embedded
+    ? createDb(url, 1, { poolTimeoutMs: config.DATABASE_POOL_TIMEOUT })
+    : createDb(url, config.DATABASE_POOL_MAX, {
       poolTimeoutMs: config.DATABASE_POOL_TIMEOUT,
       statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT,
       idleTransactionTimeoutMs: config.DATABASE_IDLE_TRANSACTION_TIMEOUT,
     });
   return {
+    ...db,
     url,
     embedded: Boolean(embedded),
-    prisma,
     async close() {
-      await prisma.$disconnect();
+      await db.close();
       await embedded?.stop();
     },
   };

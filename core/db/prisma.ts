@@ -1,5 +1,6 @@
 /**
- * The Prisma client (Prisma 7 `prisma-client` generator) over `@prisma/adapter-pg`.
+ * The Prisma client (Prisma 7 `prisma-client` generator) over `@prisma/adapter-pg`, and the `pg`
+ * pool under it. Services receive both through a `Db` (core/db/db.ts), never a bare client.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -7,8 +8,6 @@ import { PrismaClient } from '../../prisma/generated/client/client.js';
 
 export { PrismaClient };
 export type { Prisma } from '../../prisma/generated/client/client.js';
-
-const pools = new WeakMap<PrismaClient, pg.Pool>();
 
 /**
  * Time limits of a pool's connections, in ms (0 or absent: none). `poolTimeoutMs`: longest wait
@@ -24,12 +23,12 @@ export interface PoolLimits {
 }
 
 /**
- * Creates a Prisma client for `url`. `maxConnections` bounds the pg pool (1 for the embedded
- * PGlite server, which is a single session). The pool is the client's own (`$disconnect` ends it)
- * and is shared with the hot paths' prepared SQL through `pgPoolOf` (core/db/sql.ts), so PGlite
- * still sees one connection. `limits`: see `PoolLimits` (openDatabase passes the configured ones).
+ * A Prisma client for `url` over a pg pool of its own: `maxConnections` bounds the pool (1 for the
+ * embedded PGlite server, which is a single session); `$disconnect` ends the pool. `limits`: see
+ * `PoolLimits` (openDatabase passes the configured ones). createDb (core/db/db.ts) shares the pool
+ * with the hot paths' prepared SQL, so PGlite still sees one connection.
  */
-export function createPrisma(url: string, maxConnections = 10, limits: PoolLimits = {}): PrismaClient {
+export function createPrismaWithPool(url: string, maxConnections = 10, limits: PoolLimits = {}): { prisma: PrismaClient; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
     max: maxConnections,
@@ -40,14 +39,7 @@ export function createPrisma(url: string, maxConnections = 10, limits: PoolLimit
   // An idle connection that breaks is dropped by the pool and replaced on the next query; the
   // listener keeps its 'error' event from crashing the process (the adapter only logs it to debug).
   pool.on('error', () => undefined);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  pools.set(prisma, pool);
-  return prisma;
-}
-
-/** The pg pool under a client made by `createPrisma`; undefined for any other client. */
-export function pgPoolOf(prisma: PrismaClient): pg.Pool | undefined {
-  return pools.get(prisma);
+  return { prisma: new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), pool };
 }
 
 /** Adapts a Prisma client to the migrator's `Queryable`, so readiness checks reuse the pool. */

@@ -1,19 +1,19 @@
 /**
  * SQL of the API's hot paths (authentication, rate limiting, task_get, tasks_ready, live, the
- * usage flush) sent straight through `pg` on the pool under the Prisma client (`pgPoolOf`),
- * without the Prisma runtime: each statement costs ≈ 0.1 ms of CPU instead of ≈ 0.5–1.5 ms
+ * usage flush) sent straight through `pg` on the pool under the Prisma client (`Db.sql`, made by
+ * `createSql`), without the Prisma runtime: each statement costs ≈ 0.1 ms of CPU instead of ≈ 0.5–1.5 ms
  * (BENCHMARKS.md "What limits the missed targets"). On PostgreSQL each statement is prepared once
  * per connection (named); on PGlite every connection shares one session, where a named statement
  * would collide with the same name from another connection, so statements stay unnamed there.
- * A client not made by `createPrisma` (or already disconnected) runs the same SQL through
- * `$queryRawUnsafe`.
+ * Without a pool (a client not made by `createDb`), or once the pool has ended, the same SQL runs
+ * through `$queryRawUnsafe`.
  *
  * Value types: int4 → number, text / varchar / uuid → string, boolean, timestamptz → Date,
  * json / jsonb → parsed. Cast int8 and numeric to text in the SQL: pg returns them as strings,
  * Prisma as BigInt / Decimal (the fallback turns uncast ones into numbers and strings).
  */
 import type pg from 'pg';
-import { pgPoolOf, type PrismaClient } from './prisma.js';
+import type { PrismaClient } from './prisma.js';
 
 /** One SQL statement; `name` identifies its prepared form and must be unique per text. */
 export interface Statement {
@@ -33,19 +33,6 @@ export interface Sql {
   query<R = Record<string, unknown>>(statement: Statement, values?: readonly unknown[]): Promise<SqlResult<R>>;
 }
 
-/** Whether each pool talks to PGlite (one shared session): found once per pool, then known. */
-const embedded = new WeakMap<pg.Pool, boolean | Promise<boolean>>();
-
-function isEmbedded(pool: pg.Pool): boolean | Promise<boolean> {
-  let known = embedded.get(pool);
-  if (known === undefined) {
-    const finding = pool.query<{ version: string }>('SELECT version() AS version').then((r) => /PGlite/i.test(r.rows[0]?.version ?? ''));
-    finding.then((value) => embedded.set(pool, value), () => embedded.delete(pool));
-    embedded.set(pool, (known = finding));
-  }
-  return known;
-}
-
 /** Prisma's BigInt and Decimal values as pg would return them for the same column. */
 function plain(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
@@ -59,23 +46,28 @@ async function viaPrisma<R>(prisma: PrismaClient, statement: Statement, values: 
   return { rows: out, rowCount: out.length };
 }
 
-const runners = new WeakMap<PrismaClient, Sql>();
-
-/** The hot-path SQL runner of `prisma` (see the module comment). */
-export function sqlOf(prisma: PrismaClient): Sql {
-  let runner = runners.get(prisma);
-  if (!runner) {
-    runner = {
-      async query<R>(statement: Statement, values: readonly unknown[] = []): Promise<SqlResult<R>> {
-        const pool = pgPoolOf(prisma);
-        if (!pool || pool.ended) return viaPrisma<R>(prisma, statement, values);
-        let pglite = isEmbedded(pool);
-        if (typeof pglite !== 'boolean') pglite = await pglite;
-        const result = await pool.query({ ...(!pglite && { name: statement.name }), text: statement.text, values: values as unknown[] });
-        return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
-      },
-    };
-    runners.set(prisma, runner);
-  }
-  return runner;
+/**
+ * The hot-path SQL runner over `pool` (see the module comment), falling back to `prisma` when
+ * there is no pool or it has ended. Whether the pool talks to PGlite (one shared session, so no
+ * named statements) is found on the first statement, then known.
+ */
+export function createSql(prisma: PrismaClient, pool: pg.Pool | undefined): Sql {
+  let embedded: boolean | Promise<boolean> | undefined;
+  const isEmbedded = (live: pg.Pool): boolean | Promise<boolean> => {
+    if (embedded === undefined) {
+      const finding = live.query<{ version: string }>('SELECT version() AS version').then((r) => /PGlite/i.test(r.rows[0]?.version ?? ''));
+      finding.then((value) => { embedded = value; }, () => { embedded = undefined; });
+      embedded = finding;
+    }
+    return embedded;
+  };
+  return {
+    async query<R>(statement: Statement, values: readonly unknown[] = []): Promise<SqlResult<R>> {
+      if (!pool || pool.ended) return viaPrisma<R>(prisma, statement, values);
+      let pglite = isEmbedded(pool);
+      if (typeof pglite !== 'boolean') pglite = await pglite;
+      const result = await pool.query({ ...(!pglite && { name: statement.name }), text: statement.text, values: values as unknown[] });
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+    },
+  };
 }

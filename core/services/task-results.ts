@@ -3,8 +3,7 @@
  * tasks_ready as domain reads, each one prepared statement (core/task-reads.ts). They return data;
  * the presenters render it (REST: api/rest/envelope/task-get.ts, tasks-ready.ts).
  */
-import type { PrismaClient } from '../db/prisma.js';
-import { sqlOf } from '../db/sql.js';
+import type { Db } from '../db/db.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { collectTask, readyTasks, type ReadyTask, type TaskGetView } from '../task-reads.js';
@@ -17,14 +16,14 @@ export const TASKS_READY_MAX = 1000;
  * finished. TASK_NOT_READY is the presenter's reading of `completedAt: null`.
  * @throws DomainError NOT_FOUND for an id that is not a UUID, unknown, another account's or expired
  */
-export async function getTask(prisma: PrismaClient, accountId: number, id: string): Promise<TaskGetView> {
+export async function getTask(db: Db, accountId: number, id: string): Promise<TaskGetView> {
   if (!isUuid(id)) throw new DomainError('NOT_FOUND');
-  const task = await collectTask(sqlOf(prisma), id.toLowerCase(), accountId);
+  const task = await collectTask(db.sql, id.toLowerCase(), accountId);
   if (!task) throw new DomainError('NOT_FOUND');
   return task;
 }
 
 /** tasks_ready: the account's finished, uncollected task_post tasks, oldest first, at most TASKS_READY_MAX. */
-export async function listReadyTasks(prisma: PrismaClient, accountId: number): Promise<ReadyTask[]> {
-  return readyTasks(sqlOf(prisma), accountId, TASKS_READY_MAX);
+export async function listReadyTasks(db: Db, accountId: number): Promise<ReadyTask[]> {
+  return readyTasks(db.sql, accountId, TASKS_READY_MAX);
 }

@@ -4,7 +4,7 @@
  * /v1/retail/monitoring/change_events and their GraphQL fields. Typed results, typed errors
  * (DomainError); the presenters render them.
  */
-import type { PrismaClient } from '../db/prisma.js';
+import type { Db } from '../db/db.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { WebhookLauncher } from '../temporal/webhook-launcher.js';
@@ -21,8 +21,8 @@ export interface DeliveryLogPage {
 }
 
 /** The account's delivery attempts, newest first, from `before` (a decoded cursor) on. */
-export async function deliveryLog(prisma: PrismaClient, accountId: number, page: { limit: number; before?: bigint; kind?: WebhookKind }): Promise<DeliveryLogPage> {
-  const { rows, more } = await listDeliveryAttempts(prisma, accountId, page);
+export async function deliveryLog(db: Db, accountId: number, page: { limit: number; before?: bigint; kind?: WebhookKind }): Promise<DeliveryLogPage> {
+  const { rows, more } = await listDeliveryAttempts(db, accountId, page);
   return { deliveries: rows, next_cursor: more ? encodeDeliveryCursor(rows.at(-1)!.id) : null };
 }
 
@@ -37,13 +37,13 @@ export interface ChangeEventsPage {
  * @throws DomainError NOT_FOUND when the account has no such subscription.
  */
 export async function subscriptionChangeEvents(
-  prisma: PrismaClient,
+  db: Db,
   accountId: number,
   page: { subscriptionId: number; limit: number; before?: { at: Date; id: string } },
 ): Promise<ChangeEventsPage> {
-  const owned = await prisma.subscription.findFirst({ where: { id: page.subscriptionId, accountId }, select: { id: true } });
+  const owned = await db.prisma.subscription.findFirst({ where: { id: page.subscriptionId, accountId }, select: { id: true } });
   if (!owned) throw new DomainError('NOT_FOUND', { message: 'Not Found. No such subscription.' });
-  return changeEventsPage((await listChangeEvents(prisma, [page.subscriptionId], page)).get(page.subscriptionId)!);
+  return changeEventsPage((await listChangeEvents(db, [page.subscriptionId], page)).get(page.subscriptionId)!);
 }
 
 /** The page of events as listed, with the cursor of the next page. */
@@ -62,7 +62,7 @@ export interface RedeliveryObject {
 }
 
 export interface RedeliveryDeps {
-  prisma: PrismaClient;
+  db: Db;
   /** Starts the delivery workflow. */
   webhooks: WebhookLauncher;
   limits: RedeliveryLimits;
@@ -78,7 +78,7 @@ export interface RedeliveryDeps {
  *   (the redelivery is then not counted).
  */
 export async function redeliverEvent(deps: RedeliveryDeps, accountId: number, eventId: string): Promise<RedeliveryObject> {
-  const event = isUuid(eventId) ? await accountEvent(deps.prisma, accountId, eventId.toLowerCase()) : null;
+  const event = isUuid(eventId) ? await accountEvent(deps.db, accountId, eventId.toLowerCase()) : null;
   if (!event) throw new DomainError('NOT_FOUND', { message: 'Not Found. No such event.' });
   if (!event.url) throw new DomainError('BAD_REQUEST', { message: 'Bad Request. The event has no URL to deliver to (the subscription had no alert_url when it was recorded).' });
   await deps.limits.consume(accountId);

@@ -4,8 +4,7 @@
  * so the limit holds across every API process, as the request limits do (core/rate-limits.ts).
  */
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { PrismaClient } from '../db/prisma.js';
-import { sqlOf } from '../db/sql.js';
+import type { Db } from '../db/db.js';
 import { DomainError } from '../errors.js';
 
 /** Redeliveries one account may start per minute. */
@@ -15,8 +14,8 @@ export const REDELIVERIES_PER_MINUTE = 10;
 export class RedeliveryLimits {
   private readonly limiter: RateLimiterPostgres;
 
-  constructor(prisma: PrismaClient) {
-    const sql = sqlOf(prisma);
+  constructor(db: Db) {
+    const sql = db.sql;
     // The table comes from the migrations; expired windows are replaced by the next consume and
     // purged by the retention purge (no clean-up timer that would outlive the database).
     this.limiter = new RateLimiterPostgres({

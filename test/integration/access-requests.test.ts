@@ -5,11 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveAccessRequest, loginBase } from '../../api/admin/access-requests.js';
+import type { Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 let app: TestApp;
+let db: Db;
 let prisma: PrismaClient;
 let baseUrl: string;
 let nextIp = 1;
@@ -20,7 +22,7 @@ const freshIp = () => `198.51.100.${nextIp++}`;
 beforeAll(async () => {
   // Behind one trusted proxy (TRUST_PROXY=1), X-Forwarded-For gives each caller its own address.
   app = await startTestApp({ database: 'pglite', env: { TRUST_PROXY: '1' } });
-  ({ prisma, url: baseUrl } = app);
+  ({ db, prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
@@ -145,7 +147,7 @@ describe('approval and the one-time credentials link', () => {
   async function requestAndApprove(email: string) {
     const res = await submit({ ...ok, email });
     const id = res.body.tasks[0].result[0].id as number;
-    return { id, ...(await approveAccessRequest(prisma, { id, baseUrl })) };
+    return { id, ...(await approveAccessRequest(db, { id, baseUrl })) };
   }
 
   it('shows login and API key once; the key works at once; a second GET → 404 / 40400', async () => {
@@ -195,10 +197,10 @@ describe('approval and the one-time credentials link', () => {
     const a = await requestAndApprove('dup@example.com');
     const b = await requestAndApprove('DUP@example.org');
     expect([a.login, b.login]).toEqual(['dup', 'dup-2']);
-    await expect(approveAccessRequest(prisma, { id: a.id, baseUrl })).rejects.toThrow(/already approved/);
-    await expect(approveAccessRequest(prisma, { id: 987654, baseUrl })).rejects.toThrow(/no access request/);
+    await expect(approveAccessRequest(db, { id: a.id, baseUrl })).rejects.toThrow(/already approved/);
+    await expect(approveAccessRequest(db, { id: 987654, baseUrl })).rejects.toThrow(/no access request/);
     const spam = await submit({ ...ok, website: 'x' });
-    await expect(approveAccessRequest(prisma, { id: spam.body.tasks[0].result[0].id, baseUrl })).rejects.toThrow(/spam/);
+    await expect(approveAccessRequest(db, { id: spam.body.tasks[0].result[0].id, baseUrl })).rejects.toThrow(/spam/);
     expect(await prisma.account.count({ where: { login: { startsWith: 'ada' } } })).toBe(0);
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import type { TaskLauncher } from '../../api/services/task-launcher.js';
 import { MIGRATIONS_DIR, applyMigrations } from '../../core/db/migrator.js';
+import type { Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
@@ -17,6 +18,7 @@ import { version1Fields } from '../../core/product.js';
 
 const price = PLANS.standard!.rates.task_post;
 let app: TestApp;
+let db: Db;
 let prisma: PrismaClient;
 let baseUrl: string;
 let started: string[];
@@ -34,8 +36,8 @@ beforeAll(async () => {
     cancel: async () => undefined,
   };
   app = await startTestApp({ launcher, monitors: false, env: { LIVE_BUDGET: '200ms' } });
-  ({ prisma, url: baseUrl } = app);
-  rich = await createAccount(prisma, { login: 'rich', email: 'rich@example.com', balance: 100 });
+  ({ db, prisma, url: baseUrl } = app);
+  rich = await createAccount(db, { login: 'rich', email: 'rich@example.com', balance: 100 });
   api = apiClient(baseUrl, { login: 'rich', key: rich.api_key });
 });
 
@@ -111,12 +113,12 @@ describe('request-level errors', () => {
   });
 
   it('a revoked key → 401 / 40101 at once; a disabled account → 401 / 40102', async () => {
-    const a = await createAccount(prisma, { login: 'revoked', email: 'r@example.com' });
+    const a = await createAccount(db, { login: 'revoked', email: 'r@example.com' });
     await prisma.apiKey.updateMany({ where: { account: { login: 'revoked' } }, data: { revokedAt: new Date() } });
     const revoked = await apiClient(baseUrl, { key: a.api_key }).get('/v1/retail/product/tasks_ready');
     expect(revoked.status).toBe(401);
     expectEnvelope(revoked.body, 40101);
-    const b = await createAccount(prisma, { login: 'disabled', email: 'd@example.com' });
+    const b = await createAccount(db, { login: 'disabled', email: 'd@example.com' });
     await prisma.account.update({ where: { login: 'disabled' }, data: { disabled: true } });
     const disabled = await apiClient(baseUrl, { login: 'disabled', key: b.api_key }).get('/v1/retail/product/tasks_ready');
     expect(disabled.status).toBe(401);
@@ -248,7 +250,7 @@ describe('webhook URLs at task_post', () => {
   });
 
   it('a task completed at once from the reuse window starts its webhook deliveries from the API', async () => {
-    await storeObservation(prisma, {
+    await storeObservation(db, {
       asin: 'B0000WEBH1', marketplace: 'com', url: 'https://www.amazon.com/dp/B0000WEBH1', observed_at: new Date().toISOString(), status: 'ok',
       title: 'Hooked', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
     });
@@ -268,7 +270,7 @@ describe('webhook URLs at task_post', () => {
 
 describe('balance', () => {
   it('HTTP 402 / 40200 when the balance covers no task of the request; nothing is charged', async () => {
-    const poor = await createAccount(prisma, { login: 'poor', email: 'p@example.com', balance: 0 });
+    const poor = await createAccount(db, { login: 'poor', email: 'p@example.com', balance: 0 });
     const res = await apiClient(baseUrl, { key: poor.api_key }).post('/v1/retail/product/task_post', [{ asin: 'B07CL39Z8Q', marketplace: 'com' }]);
     expect(res.status).toBe(402);
     expectEnvelope(res.body, 40200);
@@ -276,7 +278,7 @@ describe('balance', () => {
   });
 
   it('only the unaffordable tasks fail with 40200; the envelope cost is the sum of the tasks charged', async () => {
-    const some = await createAccount(prisma, { login: 'some', email: 's@example.com', balance: price * 2 });
+    const some = await createAccount(db, { login: 'some', email: 's@example.com', balance: price * 2 });
     const res = await apiClient(baseUrl, { key: some.api_key }).post('/v1/retail/product/task_post', Array.from({ length: 3 }, () => ({ asin: 'B07CL39Z8Q', marketplace: 'de' })));
     expect(res.status).toBe(200);
     expect(res.body.tasks.map((t: any) => t.status_code)).toEqual([20100, 20100, 40200]);

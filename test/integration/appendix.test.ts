@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { hashApiKey } from '../../core/api-keys.js';
+import type { Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { PLANS } from '../../core/pricing.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -13,12 +14,13 @@ import { apiClient, type ApiClient } from '../support/http.js';
 
 const KEY_RE = /^rda_live_[A-Za-z0-9_-]{40}$/;
 let app: TestApp;
+let db: Db;
 let prisma: PrismaClient;
 let baseUrl: string;
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
-  ({ prisma, url: baseUrl } = app);
+  ({ db, prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
@@ -37,7 +39,7 @@ async function del(key: string, keyPath: string): Promise<{ status: number; body
 }
 
 async function account(login: string, balance = 10): Promise<{ id: number; key: string; api: ApiClient }> {
-  const a = await createAccount(prisma, { login, email: `${login}@example.com`, balance });
+  const a = await createAccount(db, { login, email: `${login}@example.com`, balance });
   return { id: a.id, key: a.api_key, api: apiClient(baseUrl, { login, key: a.api_key }) };
 }
 

@@ -23,7 +23,7 @@ describe('bulk task_post on the whole stack', () => {
   beforeAll(async () => {
     running = await startTestStack();
     ({ stack, client } = running);
-    const created = await createAccount(stack.db.prisma, { login: 'bulk', email: 'bulk@example.com', balance: 1 });
+    const created = await createAccount(stack.db, { login: 'bulk', email: 'bulk@example.com', balance: 1 });
     accountId = created.id;
     auth = `Bearer ${created.api_key}`;
   });

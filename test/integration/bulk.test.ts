@@ -21,7 +21,7 @@ interface Caller { id: number; auth: string }
 
 async function caller(balance = 10, limits: { tasksPerMinute?: number } = {}, plan = 'standard'): Promise<Caller> {
   const n = ++seq;
-  const created = await createAccount(app.prisma, { login: `bulk${n}`, email: `bulk${n}@example.com`, balance, plan });
+  const created = await createAccount(app.db, { login: `bulk${n}`, email: `bulk${n}@example.com`, balance, plan });
   if (limits.tasksPerMinute) await app.prisma.account.update({ where: { id: created.id }, data: limits });
   return { id: created.id, auth: `Bearer ${created.api_key}` };
 }
@@ -99,7 +99,7 @@ describe('bulk task_post', () => {
     for (const t of tasks) expect(app.started).toContain(t.id);
     await expectLedgerExact(who.id, 0.006, 10);
     // Usage counts the upload as one task_post request carrying its rows.
-    await flushUsage(app.prisma);
+    await flushUsage(app.db);
     const usage = await app.prisma.usageCounter.findMany({ where: { accountId: who.id } });
     expect(usage.map((u) => [u.endpoint, u.requests, u.tasks, Number(u.cost)])).toEqual([['task_post', 1, 9, 0.006]]);
   });
@@ -138,8 +138,8 @@ describe('bulk task_post', () => {
   });
 
   it('reuse window: a fresh observation completes the row at once; a fresh not_found one fails it 40402, refunded', async () => {
-    await storeObservation(app.prisma, product('B0FRESH001', new Date()));
-    await storeObservation(app.prisma, { ...product('B0FRESH002', new Date()), status: 'not_found', price: null, bsr: null, title: null });
+    await storeObservation(app.db, product('B0FRESH001', new Date()));
+    await storeObservation(app.db, { ...product('B0FRESH002', new Date()), status: 'not_found', price: null, bsr: null, title: null });
     const who = await caller(1);
     const started = app.started.length;
     const res = await upload(who, 'asin,marketplace\nB0FRESH001,com\nB0FRESH002,com\n', 'text/csv');
@@ -186,7 +186,7 @@ describe('bulk task_post', () => {
 
 describe('exports', () => {
   it('a batch\'s results: every row in order with its code, the Product of finished tasks; they leave tasks_ready', async () => {
-    await storeObservation(app.prisma, product('B0EXPO0001', new Date(), { title: '=HYPERLINK("x")' }));
+    await storeObservation(app.db, product('B0EXPO0001', new Date(), { title: '=HYPERLINK("x")' }));
     const who = await caller(1);
     const res = await upload(who, 'asin,marketplace,tag\nB0EXPO0001,com,done\nBAD,com,\nB0EXPO0002,com,queued\n', 'text/csv');
     const { batch_id: batchId, results } = summaryOf(res.body);
@@ -219,7 +219,7 @@ describe('exports', () => {
 
   it('history: every observation of the range, newest first, charged per started 1,000 rows', async () => {
     const base = Date.parse('2026-01-05T00:00:00Z');
-    await storeRows(app.prisma, Array.from({ length: 1001 }, (_, i) => ({
+    await storeRows(app.db, Array.from({ length: 1001 }, (_, i) => ({
         asin: 'B0HIST0001', marketplace: 'com', observedAt: new Date(base + i * 120_000), status: 'ok', url: 'https://www.amazon.com/dp/B0HIST0001',
         title: i === 1000 ? '@SUM(1)' : `t${i}`, priceAmount: String(i), priceCurrency: 'USD', parserVersion: 'test',
       })),
@@ -234,7 +234,7 @@ describe('exports', () => {
     expect(products.map((p) => p.price.amount)).toEqual(Array.from({ length: 1001 }, (_, i) => 1000 - i));
     expect(products[0]).toMatchObject({ asin: 'B0HIST0001', marketplace: 'com', observed_at: new Date(base + 1000 * 120_000).toISOString(), bsr: null });
     await expectLedgerExact(who.id, 0.001, 1);
-    await flushUsage(app.prisma);
+    await flushUsage(app.db);
     const usage = await app.prisma.usageCounter.findMany({ where: { accountId: who.id } });
     expect(usage.map((u) => [u.endpoint, u.requests, u.tasks, Number(u.cost)])).toEqual([['history_export', 1, 2, 0.001]]);
 

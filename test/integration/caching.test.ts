@@ -1,8 +1,8 @@
 /**
  * The unauthenticated aggregates cost one computation per interval, whatever the callers, and
  * /metrics is never public on the API port. On an embedded PostgreSQL (PGlite) reached through a
- * Prisma client that records every SQL statement it sends (test/support/graphql.ts
- * `countingPrisma`), so computations are counted as the statements the database received:
+ * database handle that records every SQL statement it sends (test/support/test-app.ts
+ * `countingDb`), so computations are counted as the statements the database received:
  *
  * - marketplace status (REST GET /v1/appendix/status and GraphQL `status`, aliased 100×, from
  *   many concurrent callers): one computation (its three statements) per STATUS_CACHE_MS;
@@ -22,17 +22,17 @@ import { DB_GAUGE_CACHE_MS } from '../../core/metrics.js';
 import { startMetricsServer } from '../../core/metrics-server.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { gqlClient } from '../support/graphql.js';
-import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
+import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 const TOKEN = 'metrics-test-token-0123456789';
 
-let counting: ReturnType<typeof countingPrisma>;
+let counting: ReturnType<typeof countingDb>;
 /** The app on the counting client, /metrics behind TOKEN on its port. It is built first, so the tasks gauge reads through the counting client. */
 let app: TestApp;
 
 beforeAll(async () => {
-  app = await startTestApp({ prismaFor: (url) => (counting = countingPrisma(url)), env: { METRICS_TOKEN: TOKEN } });
+  app = await startTestApp({ dbFor: (url) => (counting = countingDb(url)), env: { METRICS_TOKEN: TOKEN } });
 });
 
 afterAll(async () => {
@@ -141,7 +141,7 @@ describe('/metrics', () => {
     beforeAll(async () => {
       temporal = await startTemporalDevServer({ uiPort: false, logFile: path.join(app.dataDir, 'temporal.log') });
       const config = loadConfig({ DATA_DIR: app.dataDir, PORT: '0', METRICS_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'silent' });
-      api = await startApiServer({ config, prisma: counting.prisma, temporalAddress: temporal.address, logger: pino({ level: 'silent' }) });
+      api = await startApiServer({ config, db: counting, temporalAddress: temporal.address, logger: pino({ level: 'silent' }) });
     }, 120_000);
 
     afterAll(async () => {

@@ -11,7 +11,7 @@ import { createAccount } from '../../api/admin/accounts.js';
 import { apiClient, type ApiClient } from '../support/http.js';
 import { observe, productWith, RULE_SCRIPTS } from '../support/alerts.js';
 import { gqlClient } from '../support/graphql.js';
-import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
+import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
 let api: ApiClient;
@@ -21,10 +21,10 @@ const HOOK = 'https://hooks.example.com/alerts';
 
 beforeAll(async () => {
   app = await startTestApp();
-  const account = await createAccount(app.prisma, { login: 'alerts', email: 'alerts@example.com', balance: 10 });
+  const account = await createAccount(app.db, { login: 'alerts', email: 'alerts@example.com', balance: 10 });
   key = account.api_key;
   api = apiClient(app.url, { login: 'alerts', key });
-  const stranger = await createAccount(app.prisma, { login: 'stranger', email: 'stranger@example.com', balance: 10 });
+  const stranger = await createAccount(app.db, { login: 'stranger', email: 'stranger@example.com', balance: 10 });
   other = apiClient(app.url, { key: stranger.api_key });
 });
 
@@ -95,7 +95,7 @@ describe('monitoring/add alerts', () => {
 
   it('posting again: a rule given again keeps its id and state, others are replaced; absent alerts and alert_url stay; [] and null clear', async () => {
     const first = (await addOne({ asin: 'B0000000A5', marketplace: 'com', frequency: 'daily', alert_url: HOOK, alerts: [{ type: 'price_below', value: 20 }, { type: 'bsr_below', value: 50 }] })).result[0];
-    await observe(app.prisma, first.id, productWith('B0000000A5', { price: { amount: 25, currency: 'USD' } }));
+    await observe(app.db, first.id, productWith('B0000000A5', { price: { amount: 25, currency: 'USD' } }));
     const second = (await addOne({ asin: 'B0000000A5', marketplace: 'com', frequency: 'hourly', alerts: [{ type: 'content_change' }, { type: 'price_below', value: 20 }] })).result[0];
     expect(second.alert_url).toBe(HOOK);
     expect(second.alerts.map((a: any) => a.type)).toEqual(['content_change', 'price_below']);
@@ -113,7 +113,7 @@ describe('change events of stored observations', () => {
     const script = RULE_SCRIPTS[type]!;
     const sub = (await addOne({ asin, marketplace: 'com', frequency: 'daily', alert_url: HOOK, alerts: [script.rule] })).result[0];
     const fired: boolean[] = [];
-    for (const step of script.steps) fired.push((await observe(app.prisma, sub.id, productWith(asin, step.over))).changes !== null);
+    for (const step of script.steps) fired.push((await observe(app.db, sub.id, productWith(asin, step.over))).changes !== null);
     expect(fired, type).toEqual(script.steps.map((s) => s.fires));
     return sub;
   }
@@ -154,8 +154,8 @@ describe('change events of stored observations', () => {
 
   it('a subscription without alert_url records its events (listed, no URL) and hands none to deliver', async () => {
     const sub = (await addOne({ asin: 'B0000000E2', marketplace: 'com', frequency: 'daily', alerts: [{ type: 'bsr_below', value: 10 }] })).result[0];
-    await observe(app.prisma, sub.id, productWith('B0000000E2', { bsr: { rank: 20, category: 'K', subcategories: [] } }));
-    expect((await observe(app.prisma, sub.id, productWith('B0000000E2', { bsr: { rank: 5, category: 'K', subcategories: [] } }))).changes).toBeNull();
+    await observe(app.db, sub.id, productWith('B0000000E2', { bsr: { rank: 20, category: 'K', subcategories: [] } }));
+    expect((await observe(app.db, sub.id, productWith('B0000000E2', { bsr: { rank: 5, category: 'K', subcategories: [] } }))).changes).toBeNull();
     const events = (await api.get(`/v1/retail/monitoring/change_events?subscription_id=${sub.id}`)).body.tasks[0].result[0].change_events;
     expect(events).toMatchObject([{ url: null, event: { after: { bsr_rank: 5 } } }]);
   });
@@ -175,7 +175,7 @@ describe('GraphQL', () => {
     expect(refused).toMatchObject({ statusCode: 40501, subscription: null });
     expect(refused.statusMessage).toMatch(/^Invalid field: `alerts\[0\]\.value`\. price_below needs a value/);
     const id = ok.subscription.id;
-    for (const amount of [100, 80, 80]) await observe(app.prisma, id, productWith('B0000000G1', { price: { amount, currency: 'USD' } }));
+    for (const amount of [100, 80, 80]) await observe(app.db, id, productWith('B0000000G1', { price: { amount, currency: 'USD' } }));
     const read = await gql(`{ subscriptions(first: 100) { edges { node { id alerts { armed triggeredCount lastKnown { price { amount } } } changeEvents(first: 5) { edges { cursor node { ruleType ruleValue url before { price { amount } } after { price { amount } } } } pageInfo { hasNextPage } } } } } }`);
     expect(read.body.errors).toBeUndefined();
     const node = read.body.data.subscriptions.edges.map((e: any) => e.node).find((n: any) => n.id === id);
@@ -187,9 +187,9 @@ describe('GraphQL', () => {
   });
 
   it('reads the rules and change events of a whole page of subscriptions with one query each (no N+1)', async () => {
-    const counting = countingPrisma(app.dbUrl);
+    const counting = countingDb(app.dbUrl);
     try {
-      const gql = gqlClient(app.yoga({ prisma: counting.prisma }), { key });
+      const gql = gqlClient(app.yoga({ db: counting }), { key });
       const measure = async (n: number) => {
         counting.statements.length = 0;
         const res = await gql('query($n: Int) { subscriptions(first: $n) { edges { node { alerts { id armed } changeEvents(first: 3) { edges { node { ruleType } } } } } } }', { n });

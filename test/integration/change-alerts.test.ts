@@ -52,7 +52,7 @@ beforeAll(async () => {
       MONITORING_INTERVALS: 'hourly=3s', SOURCE_READ_ATTEMPTS: '2',
     },
   });
-  const account = await createAccount(running.stack.db.prisma, { login: 'alerted', email: 'alerted@example.com', balance: 5 });
+  const account = await createAccount(running.stack.db, { login: 'alerted', email: 'alerted@example.com', balance: 5 });
   accountId = account.id;
   secret = (await running.stack.db.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).webhookSecret;
   api = apiClient(running.stack.api.url, { login: 'alerted', key: account.api_key });
@@ -78,7 +78,8 @@ function changesAt(prefix: string) {
 
 describe('change alerts over the whole stack', () => {
   it('a monitor whose reads see the price and rank change delivers each rule\'s change once per entry into its condition', async () => {
-    const prisma = running.stack.db.prisma;
+    const db = running.stack.db;
+    const prisma = db.prisma;
     const added = await api.post('/v1/retail/monitoring/add', [{
       asin: ASIN, marketplace: 'com', frequency: 'hourly', alert_url: `${receiver.url}/alerts/monitor`,
       alerts: [{ type: 'price_below', value: 20 }, { type: 'bsr_change_percent', value: 50 }],
@@ -106,7 +107,7 @@ describe('change alerts over the whole stack', () => {
   }, 180_000);
 
   it('every rule kind, from stored observations: delivered when it fires, never for the same state, again after re-arming', async () => {
-    const prisma = running.stack.db.prisma;
+    const db = running.stack.db;
     const started: Promise<unknown>[] = [];
     const types = Object.keys(RULE_SCRIPTS);
     for (const [i, type] of types.entries()) {
@@ -115,7 +116,7 @@ describe('change alerts over the whole stack', () => {
       const added = await api.post('/v1/retail/monitoring/add', [{ asin, marketplace: 'com', frequency: 'daily', alert_url: `${receiver.url}/alerts/${type}`, alerts: [script.rule] }]);
       const id: number = added.body.tasks[0].result[0].id;
       for (const step of script.steps) {
-        const { changes } = await observe(prisma, id, productWith(asin, step.over));
+        const { changes } = await observe(db, id, productWith(asin, step.over));
         expect(changes !== null, `${type} step ${JSON.stringify(step.over)}`).toBe(step.fires);
         // What the monitor does with a read's changes (workflows/webhook-delivery.ts startChangeDeliveries).
         for (const eventId of changes?.eventIds ?? []) {

@@ -64,12 +64,12 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     receiver = await startWebhookReceiver();
     running = await startTestStack({ pages: sharedPagesDir, env: { WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, SOURCE_READ_ATTEMPTS: '2' } });
     base = running.stack.api.url;
-    const prisma = running.stack.db.prisma;
-    const created = await createAccount(prisma, { login: 'dashboard', email: 'dashboard@example.com', balance: 5 });
+    const db = running.stack.db;
+    const created = await createAccount(db, { login: 'dashboard', email: 'dashboard@example.com', balance: 5 });
     apiKey = created.api_key;
     accountId = created.id;
     const now = Date.now();
-    await storeRows(prisma, Array.from({ length: 180 }, (_, i) => ({
+    await storeRows(db, Array.from({ length: 180 }, (_, i) => ({
         ...PRODUCT, observedAt: new Date(now - (180 - i) * DAY), status: 'ok', url: `https://www.amazon.com/dp/${PRODUCT.asin}`, parserVersion: 'seed',
         priceAmount: (i === 120 ? 1.49 : 2.49 + 0.4 * Math.sin(i / 9)).toFixed(2), priceCurrency: 'USD', bsrRank: Math.round(380_000 + 60_000 * Math.cos(i / 14) + 150 * i),
     })));
@@ -248,11 +248,12 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await shot('7-usage');
     // A second subscription whose price fell below its rule's threshold: two monitoring runs stored
     // as the read activity stores them (test/support/alerts.ts), the second firing the rule.
-    const prisma = running.stack.db.prisma;
+    const db = running.stack.db;
+    const prisma = db.prisma;
     const sub = await prisma.subscription.create({ data: { accountId, asin: 'B0ALERT001', marketplace: 'com', frequency: 'daily' } });
     await prisma.alertRule.create({ data: { subscriptionId: sub.id, position: 0, type: 'price_below', value: '20' } });
-    await observe(prisma, sub.id, productWith('B0ALERT001', { price: { amount: 25, currency: 'USD' } }));
-    await observe(prisma, sub.id, productWith('B0ALERT001', { price: { amount: 19.5, currency: 'USD' } }));
+    await observe(db, sub.id, productWith('B0ALERT001', { price: { amount: 25, currency: 'USD' } }));
+    await observe(db, sub.id, productWith('B0ALERT001', { price: { amount: 19.5, currency: 'USD' } }));
     await nav('Overview', 'Overview');
     await page.waitForSelector('[data-testid="chart-cost"] canvas');
     expect(await page.$eval('[data-testid="overview-subscriptions"]', (el) => el.textContent)).toBe('2');

@@ -31,9 +31,9 @@ beforeAll(async () => {
   app = await startTestApp({
     database: 'postgres',
     env: LIMITS,
-    prismaFor: async (url) => (await openDatabase(loadConfig({ DATABASE_URL: url, ...LIMITS }))).prisma,
+    dbFor: async (url) => (await openDatabase(loadConfig({ DATABASE_URL: url, ...LIMITS }))),
   });
-  account = await createAccount(app.prisma, { login: 'patient', email: 'patient@example.com', balance: 10 });
+  account = await createAccount(app.db, { login: 'patient', email: 'patient@example.com', balance: 10 });
 });
 
 afterAll(async () => {
@@ -121,10 +121,10 @@ describeNeeding([postgresPrerequisite], 'database pool and statement limits (Pos
     const busy = await startTestApp({
       database: 'postgres',
       env: limits,
-      prismaFor: async (url) => (await openDatabase(loadConfig({ DATABASE_URL: url, ...limits }))).prisma,
+      dbFor: async (url) => (await openDatabase(loadConfig({ DATABASE_URL: url, ...limits }))),
     });
     try {
-      const owner = await createAccount(busy.prisma, { login: 'crowded', email: 'crowded@example.com', balance: 10 });
+      const owner = await createAccount(busy.db, { login: 'crowded', email: 'crowded@example.com', balance: 10 });
       const before = await accountMoney(busy.prisma, { id: owner.id });
       const answers = await whileLocked(busy.dbUrl, 'tasks', async (holder) => {
         // Two task_posts hold both connections of the pool (DATABASE_POOL_MAX=2), each waiting on the lock.

@@ -37,11 +37,11 @@ const NOT_FOUND_ASIN = 'NOTHERE001';
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite', env: { LIVE_BUDGET: '300ms' } });
-  ({ api_key: apiKey } = await createAccount(app.prisma, { login: 'table', email: 'table@example.com', balance: 5 }));
+  ({ api_key: apiKey } = await createAccount(app.db, { login: 'table', email: 'table@example.com', balance: 5 }));
   api = apiClient(app.url, { login: 'table', key: apiKey });
   const base = { url: '', observed_at: new Date().toISOString(), title: null, byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields() };
-  await storeObservation(app.prisma, { ...base, asin: NOT_FOUND_ASIN, marketplace: 'com', url: `https://www.amazon.com/dp/${NOT_FOUND_ASIN}`, status: 'not_found' });
-  await storeObservation(app.prisma, { ...base, asin: 'B07CL39Z8Q', marketplace: 'com', url: 'https://www.amazon.com/dp/B07CL39Z8Q', status: 'no_bsr', title: 'A product' });
+  await storeObservation(app.db, { ...base, asin: NOT_FOUND_ASIN, marketplace: 'com', url: `https://www.amazon.com/dp/${NOT_FOUND_ASIN}`, status: 'not_found' });
+  await storeObservation(app.db, { ...base, asin: 'B07CL39Z8Q', marketplace: 'com', url: 'https://www.amazon.com/dp/B07CL39Z8Q', status: 'no_bsr', title: 'A product' });
 });
 
 afterAll(async () => { await app?.close(); });
@@ -64,12 +64,12 @@ describe('api-spec.md "Errors", row by row', () => {
     requestLevel(await api.post('/v1/retail/product/task_post', '{"asin":'), 40000, 400);
     requestLevel(await api.post('/v1/retail/product/history', JSON.stringify([{ asin: 'B07CL39Z8Q', marketplace: 'com', pad: 'x'.repeat(1_048_576) }])), 40000, 413);
     requestLevel(await api.get('/v1/retail/product/live'), 40000, 405);
-    const { api_key } = await createAccount(app.prisma, { login: 'keys', email: 'k@example.com' });
+    const { api_key } = await createAccount(app.db, { login: 'keys', email: 'k@example.com' });
     const keys = apiClient(app.url, { key: api_key });
     const created = await keys.post('/v1/appendix/keys', Array.from({ length: 20 }, (_, i) => ({ label: `k${i}` })));
     expect(created.body.tasks.filter((t: any) => t.status_code === 20000)).toHaveLength(19);
     taskLevel(created, 40000, 19);
-    const { api_key: lone } = await createAccount(app.prisma, { login: 'lone', email: 'l@example.com' });
+    const { api_key: lone } = await createAccount(app.db, { login: 'lone', email: 'l@example.com' });
     const loneApi = apiClient(app.url, { key: lone });
     const own = (await loneApi.get('/v1/appendix/user_data')).body.tasks[0].result[0].api_keys[0].id;
     const res = await fetch(`${app.url}/v1/appendix/keys/${own}`, { method: 'DELETE', headers: { authorization: `Bearer ${lone}` } });
@@ -82,23 +82,23 @@ describe('api-spec.md "Errors", row by row', () => {
 
   it('40100 / 40101 / 40102 authentication: request level', async () => {
     requestLevel(await apiClient(app.url).get('/v1/appendix/user_data'), 40100, 401);
-    const { api_key } = await createAccount(app.prisma, { login: 'gone', email: 'g@example.com' });
+    const { api_key } = await createAccount(app.db, { login: 'gone', email: 'g@example.com' });
     await app.prisma.apiKey.updateMany({ where: { account: { login: 'gone' } }, data: { revokedAt: new Date() } });
     requestLevel(await apiClient(app.url, { key: api_key }).get('/v1/appendix/user_data'), 40101, 401);
-    const off = await createAccount(app.prisma, { login: 'off', email: 'o@example.com' });
+    const off = await createAccount(app.db, { login: 'off', email: 'o@example.com' });
     await app.prisma.account.update({ where: { login: 'off' }, data: { disabled: true } });
     requestLevel(await apiClient(app.url, { key: off.api_key }).get('/v1/appendix/user_data'), 40102, 401);
   });
 
   it('40200 Payment Required: request level (402) and task level', async () => {
-    const poor = await createAccount(app.prisma, { login: 'poor', email: 'p@example.com', balance: 0.002 });
+    const poor = await createAccount(app.db, { login: 'poor', email: 'p@example.com', balance: 0.002 });
     const poorApi = apiClient(app.url, { key: poor.api_key });
     taskLevel(await poorApi.post('/v1/retail/product/task_post', [{ asin: 'B000000124', marketplace: 'uk' }, { asin: 'B000000125', marketplace: 'uk' }]), 40200, 1);
     requestLevel(await poorApi.post('/v1/retail/product/task_post', [{ asin: 'B000000126', marketplace: 'uk' }]), 40200, 402);
   });
 
   it('40202 Rate limit exceeded: request level with Retry-After (account and access requests)', async () => {
-    const fast = await createAccount(app.prisma, { login: 'fast', email: 'f@example.com', balance: 1 });
+    const fast = await createAccount(app.db, { login: 'fast', email: 'f@example.com', balance: 1 });
     await app.prisma.account.update({ where: { login: 'fast' }, data: { requestsPerMinute: 1 } });
     const fastApi = apiClient(app.url, { key: fast.api_key });
     await fastApi.get('/v1/appendix/user_data');
@@ -145,7 +145,7 @@ describe('api-spec.md "Errors", row by row', () => {
   });
 
   it('40600 Feature not available on your plan: request level', async () => {
-    const basic = await createAccount(app.prisma, { login: 'basicplan', email: 'bp@example.com', balance: 1, plan: 'basic' });
+    const basic = await createAccount(app.db, { login: 'basicplan', email: 'bp@example.com', balance: 1, plan: 'basic' });
     requestLevel(await apiClient(app.url, { key: basic.api_key }).post('/v1/retail/product/live', [{ asin: 'B07CL39Z8Q', marketplace: 'com' }]), 40600, 403);
   });
 
@@ -163,7 +163,7 @@ describe('api-spec.md "Errors", row by row', () => {
     taskLevel(live, 50301);
     expect(live.body.cost).toBe(0);
     const post = await api.post('/v1/retail/product/task_post', [{ asin: 'B000000129', marketplace: 'jp' }]);
-    await failTask(app.prisma, post.body.tasks[0].id, 50301); // what the worker does after its last failed read
+    await failTask(app.db, post.body.tasks[0].id, 50301); // what the worker does after its last failed read
     const got = await api.get(`/v1/retail/product/task_get/${post.body.tasks[0].id}`);
     taskLevel(got, 50301);
     expect(got.body.tasks[0].cost).toBe(0);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { QUERY_LIMITS } from '../../api/graphql/builder.js';
 import { gqlClient, type GqlResponse } from '../support/graphql.js';
-import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
+import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 /** Price of one normal-priority task_post task on the default plan (USD). */
@@ -30,7 +30,7 @@ let seq = 0;
 
 async function account(limits: { requestsPerMinute?: number; tasksPerMinute?: number } = {}, balance = 10) {
   const n = ++seq;
-  const created = await createAccount(app.prisma, { login: `cost${n}`, email: `cost${n}@example.com`, balance });
+  const created = await createAccount(app.db, { login: `cost${n}`, email: `cost${n}@example.com`, balance });
   if (Object.keys(limits).length) await app.prisma.account.update({ where: { id: created.id }, data: limits });
   return created;
 }
@@ -103,9 +103,9 @@ describe('document limits', () => {
   });
 
   it('each limit is 40000 / HTTP 400 naming it, decided before authentication and before any SQL', async () => {
-    const counting = countingPrisma(app.dbUrl);
+    const counting = countingDb(app.dbUrl);
     try {
-      const yoga = app.yoga({ prisma: counting.prisma });
+      const yoga = app.yoga({ db: counting });
       // A key that does not exist: authentication would answer 401; the limits answer first.
       const gql = gqlClient(yoga, { key: 'rda_live_not_a_key' });
       const deep = `{ __type(name: "Query") ${'{ ofType '.repeat(QUERY_LIMITS.depth)}{ name }${' }'.repeat(QUERY_LIMITS.depth)} }`;

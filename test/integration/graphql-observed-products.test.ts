@@ -19,7 +19,7 @@ let b: GqlClient;
 let seq = 0;
 
 async function observation(asin: string, title: string, hoursAgo: number, subscriptionId?: number): Promise<bigint> {
-  const [id] = await storeRows(app.prisma, [{ asin, marketplace: 'com', observedAt: new Date(Date.now() - hoursAgo * HOUR), status: 'ok', url: `https://www.amazon.com/dp/${asin}`, title, parserVersion: 'test', subscriptionId }]);
+  const [id] = await storeRows(app.db, [{ asin, marketplace: 'com', observedAt: new Date(Date.now() - hoursAgo * HOUR), status: 'ok', url: `https://www.amazon.com/dp/${asin}`, title, parserVersion: 'test', subscriptionId }]);
   return id!;
 }
 
@@ -37,8 +37,8 @@ async function task(accountId: number, asin: string, observationId: bigint | nul
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
   const yoga = app.yoga();
-  const alice = await createAccount(app.prisma, { login: 'observer-a', email: 'a@example.com', balance: 1 });
-  const bob = await createAccount(app.prisma, { login: 'observer-b', email: 'b@example.com', balance: 1 });
+  const alice = await createAccount(app.db, { login: 'observer-a', email: 'a@example.com', balance: 1 });
+  const bob = await createAccount(app.db, { login: 'observer-b', email: 'b@example.com', balance: 1 });
   a = gqlClient(yoga, { key: alice.api_key });
   b = gqlClient(yoga, { key: bob.api_key });
   // Alice read B0OBSERV01 twice (3 h and 1 h ago); Bob read it since (not Alice's).

@@ -39,8 +39,8 @@ async function balanceOf(id: number): Promise<number> {
 /** Two accounts with the same plan and balance: one used over REST, one over GraphQL. */
 async function pair(balance: number, plan = 'standard'): Promise<Pair> {
   const n = ++seq;
-  const r = await createAccount(app.prisma, { login: `rest${n}`, email: `rest${n}@example.com`, balance, plan });
-  const g = await createAccount(app.prisma, { login: `gql${n}`, email: `gql${n}@example.com`, balance, plan });
+  const r = await createAccount(app.db, { login: `rest${n}`, email: `rest${n}@example.com`, balance, plan });
+  const g = await createAccount(app.db, { login: `gql${n}`, email: `gql${n}@example.com`, balance, plan });
   return {
     rest: apiClient(app.url, { login: r.login, key: r.api_key }),
     gql: gqlClient(app.url, { key: g.api_key }),
@@ -146,7 +146,7 @@ describe('postTasks = POST /v1/retail/product/task_post', () => {
   });
 
   it('completed at once from a fresh not_found observation: refunded at once on both sides', async () => {
-    await storeObservation(app.prisma, product('B0PAR00031', 'not_found'));
+    await storeObservation(app.db, product('B0PAR00031', 'not_found'));
     const p = await pair(10);
     const body = [{ asin: 'B0PAR00031', marketplace: 'com' }];
     const { outcome } = await compare(p, () => p.rest.post('/v1/retail/product/task_post', body), () => p.gql(POST_TASKS, { tasks: body.map(camel) }), (d) => d.postTasks);
@@ -156,7 +156,7 @@ describe('postTasks = POST /v1/retail/product/task_post', () => {
 
 describe('productHistory = POST /v1/retail/product/history (one element)', () => {
   beforeAll(async () => {
-    for (let i = 0; i < 3; i++) await storeObservation(app.prisma, product('B0HIST0001', 'ok', new Date(Date.UTC(2026, 0, 10 + i, 12))));
+    for (let i = 0; i < 3; i++) await storeObservation(app.db, product('B0HIST0001', 'ok', new Date(Date.UTC(2026, 0, 10 + i, 12))));
   });
 
   const cases: [string, Record<string, unknown>, Partial<Outcome>][] = [

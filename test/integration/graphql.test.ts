@@ -14,7 +14,7 @@ import { storeObservation } from '../../core/observations.js';
 import { version1Fields, type Product } from '../../core/product.js';
 import { gqlClient, type GqlClient } from '../support/graphql.js';
 import { storeRows } from '../support/observations.js';
-import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
+import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
 import { apiClient } from '../support/http.js';
 
 let app: TestApp;
@@ -34,7 +34,7 @@ function product(asin: string, at = new Date(), title = `Product ${asin}`): Prod
 
 async function account(balance = 10, extra: { requestsPerMinute?: number; tasksPerMinute?: number } = {}): Promise<Account> {
   const n = ++seq;
-  const created = await createAccount(app.prisma, { login: `user${n}`, email: `user${n}@example.com`, balance });
+  const created = await createAccount(app.db, { login: `user${n}`, email: `user${n}@example.com`, balance });
   if (Object.keys(extra).length) await app.prisma.account.update({ where: { id: created.id }, data: extra });
   return created;
 }
@@ -42,7 +42,7 @@ async function account(balance = 10, extra: { requestsPerMinute?: number; tasksP
 /** Stores `count` observations delivered to a subscription (oldest first) and marks the newest as latest. */
 async function deliver(subscriptionId: number, asin: string, count: number, title = 'delivered'): Promise<bigint[]> {
   const ids: bigint[] = [];
-  for (let i = 0; i < count; i++) ids.push(await storeObservation(app.prisma, product(asin, new Date(Date.now() - (count - i) * 60_000), `${title} ${i}`), subscriptionId));
+  for (let i = 0; i < count; i++) ids.push(await storeObservation(app.db, product(asin, new Date(Date.now() - (count - i) * 60_000), `${title} ${i}`), subscriptionId));
   await app.prisma.subscription.update({ where: { id: subscriptionId }, data: { latestObservationId: ids.at(-1)! } });
   return ids;
 }
@@ -163,7 +163,7 @@ describe('account isolation: A reaches none of B\'s tasks, subscriptions or keys
 });
 
 describe('SQL queries per request: constant in the page size (no N+1)', () => {
-  let counting: ReturnType<typeof countingPrisma>;
+  let counting: ReturnType<typeof countingDb>;
   let gql: GqlClient;
   const measured: Record<string, Record<number, { total: number; data: number }>> = {};
   /**
@@ -185,7 +185,7 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
     });
     const subs = await app.prisma.subscription.findMany({ where: { accountId: q.id }, orderBy: { id: 'asc' } });
     const base = product('B0CNT00000');
-    await storeRows(app.prisma, subs.flatMap((s, i) => [0, 1, 2].map((k) => ({
+    await storeRows(app.db, subs.flatMap((s, i) => [0, 1, 2].map((k) => ({
         asin: s.asin, marketplace: 'com', observedAt: new Date(Date.now() - (3 - k) * 3_600_000), status: 'ok', url: base.url, title: `${s.asin} #${k}`,
         byline: base.byline, variants: base.variants, priceAmount: '9.99', priceCurrency: 'USD', bsr: base.bsr,
         bsrRank: 5, rating: '4.5', ratingsCount: 10 + i, details: base.details, parserVersion: 'test', subscriptionId: s.id,
@@ -200,8 +200,8 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
         cost: '0.0015', observationId: s.latestObservationId, completedAt: new Date(), expiresAt: new Date(Date.now() + 86_400_000),
       })),
     });
-    counting = countingPrisma(app.dbUrl);
-    const countingYoga = app.yoga({ prisma: counting.prisma });
+    counting = countingDb(app.dbUrl);
+    const countingYoga = app.yoga({ db: counting });
     gql = gqlClient(countingYoga, { key: q.api_key });
   });
 

@@ -38,7 +38,7 @@ describe('GET /health', () => {
   });
 
   it('counts queued and running tasks per priority and gives the oldest one\'s age; finished tasks do not count', async () => {
-    const { id } = await createAccount(app.prisma, { login: 'health', email: 'h@example.com', balance: 0 });
+    const { id } = await createAccount(app.db, { login: 'health', email: 'h@example.com', balance: 0 });
     await seedTask(id, 'queued', 1, 2);
     await seedTask(id, 'running', 1, 5);
     await seedTask(id, 'queued', 2, 10);

@@ -43,7 +43,7 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
 
   async function account(balance = 10): Promise<{ id: number; login: string; key: string; api: ApiClient }> {
     const login = `hot${++seq}`;
-    const a = await createAccount(app.prisma, { login, email: `${login}@example.com`, balance });
+    const a = await createAccount(app.db, { login, email: `${login}@example.com`, balance });
     return { id: a.id, login, key: a.api_key, api: apiClient(app.url, { login, key: a.api_key }) };
   }
 
@@ -55,7 +55,7 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
   describe('task_get and tasks_ready', () => {
     it('answers the stored Product; the first call after completion collects the task, later calls answer the same', async () => {
       const stored = product('B0HOT00001');
-      await storeObservation(app.prisma, stored);
+      await storeObservation(app.db, stored);
       const { api } = await account();
       const posted = await api.post('/v1/retail/product/task_post', [{ asin: 'B0HOT00001', marketplace: 'com', tag: 'x' }]);
       const id = posted.body.tasks[0].id as string;
@@ -84,15 +84,15 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
       const id = posted.body.tasks[0].id as string;
       const running = await api.get(`/v1/retail/product/task_get/${id}`);
       expect(running.body.tasks[0]).toMatchObject({ id, status_code: 40401, result: null });
-      const observationId = await storeObservation(app.prisma, product('B0HOT00002'));
-      expect(await completeTaskFromObservation(app.prisma, id, observationId)).toBe(true);
+      const observationId = await storeObservation(app.db, product('B0HOT00002'));
+      expect(await completeTaskFromObservation(app.db, id, observationId)).toBe(true);
       expect((await api.get('/v1/retail/product/tasks_ready')).body.tasks[0].result.map((r: { id: string }) => r.id)).toEqual([id]);
       expect((await api.get(`/v1/retail/product/task_get/${id}`)).body.tasks[0].status_code).toBe(20000);
       expect((await api.get('/v1/retail/product/tasks_ready')).body.tasks[0].result).toEqual([]);
     });
 
     it('another account\'s task, an expired task and an unknown id → 404 / 40400', async () => {
-      await storeObservation(app.prisma, product('B0HOT00003'));
+      await storeObservation(app.db, product('B0HOT00003'));
       const owner = await account();
       const id = (await owner.api.post('/v1/retail/product/task_post', [{ asin: 'B0HOT00003', marketplace: 'com' }])).body.tasks[0].id as string;
       const stranger = await account();
@@ -109,9 +109,9 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
 
   describe('task_post (one statement per task)', () => {
     it('in order: reused from the window, refunded from a not_found one, queued, priority 2, and 40200 once the balance runs out', async () => {
-      await storeObservation(app.prisma, product('B0HOT00020', 50));
-      await storeObservation(app.prisma, product('B0HOT00021', 5, 'not_found'));
-      await storeObservation(app.prisma, product('B0HOT00022', 90)); // older than the 60 min reuse window
+      await storeObservation(app.db, product('B0HOT00020', 50));
+      await storeObservation(app.db, product('B0HOT00021', 5, 'not_found'));
+      await storeObservation(app.db, product('B0HOT00022', 90)); // older than the 60 min reuse window
       const balance = rates.task_post * 2.5 + rates.task_post_high; // the 40402 refund pays for a later task, not for the last
       const { id: accountId, api } = await account(balance);
       const res = await api.post('/v1/retail/product/task_post', [
@@ -162,9 +162,9 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
         { ...at('2026-03-02T12:00:00.000Z'), title: 'Stored second at the same instant' }, at('2026-03-03T00:00:00.000Z'),
       ];
       const ids: bigint[] = [];
-      for (const p of stored) ids.push(await storeObservation(app.prisma, p));
-      await storeObservation(app.prisma, at('2026-03-02T13:00:00.000Z', 'B0HOT00031'));
-      await storeObservation(app.prisma, at('2026-03-02T13:00:00.000Z', 'B0HOT00030', 'de'));
+      for (const p of stored) ids.push(await storeObservation(app.db, p));
+      await storeObservation(app.db, at('2026-03-02T13:00:00.000Z', 'B0HOT00031'));
+      await storeObservation(app.db, at('2026-03-02T13:00:00.000Z', 'B0HOT00030', 'de'));
       const { id: accountId, api } = await account(1);
       const rows = async (element: Record<string, unknown>) => {
         const res = await api.post('/v1/retail/product/history', [{ asin: 'B0HOT00030', marketplace: 'com', ...element }]);
@@ -190,8 +190,8 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
   describe('live', () => {
     it('a cache hit charges once, answers the stored Product and stores the task completed and collected', async () => {
       const stored = product('B0HOT00010', 5);
-      await storeObservation(app.prisma, product('B0HOT00010', 50));
-      await storeObservation(app.prisma, stored);
+      await storeObservation(app.db, product('B0HOT00010', 50));
+      await storeObservation(app.db, stored);
       const { id: accountId, api } = await account(1);
       const res = await api.post('/v1/retail/product/live', [{ asin: 'B0HOT00010', marketplace: 'com', max_age_minutes: 30 }]);
       expect(res.status).toBe(200);
@@ -213,7 +213,7 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
     });
 
     it('an observation older than max_age_minutes, or max_age_minutes 0, reads the page (a workflow); the budget runs out: 50301, refunded', async () => {
-      await storeObservation(app.prisma, product('B0HOT00011', 90));
+      await storeObservation(app.db, product('B0HOT00011', 90));
       const { id: accountId, api } = await account(1);
       for (const maxAge of [60, 0]) {
         const res = await api.post('/v1/retail/product/live', [{ asin: 'B0HOT00011', marketplace: 'com', max_age_minutes: maxAge }]);
@@ -228,7 +228,7 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
     });
 
     it('a fresh not_found observation answers 40402 at once and refunds the charge', async () => {
-      await storeObservation(app.prisma, product('B0HOT00012', 2, 'not_found'));
+      await storeObservation(app.db, product('B0HOT00012', 2, 'not_found'));
       const { id: accountId, api } = await account(1);
       const res = await api.post('/v1/retail/product/live', [{ asin: 'B0HOT00012', marketplace: 'com' }]);
       expect(res.body).toMatchObject({ status_code: 20000, cost: 0, tasks_error: 1 });
@@ -241,7 +241,7 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
     });
 
     it('a balance below the price → 402 / 40200 and nothing is stored', async () => {
-      await storeObservation(app.prisma, product('B0HOT00013'));
+      await storeObservation(app.db, product('B0HOT00013'));
       const { id: accountId, api } = await account(rates.live / 2);
       const res = await api.post('/v1/retail/product/live', [{ asin: 'B0HOT00013', marketplace: 'com' }]);
       expect(res.status).toBe(402);

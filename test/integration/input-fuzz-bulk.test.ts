@@ -53,7 +53,7 @@ const csvCell = (value: string) => `"${value.replaceAll('"', '""')}"`;
 beforeAll(async () => {
   if (postgresPrerequisite.missing) return;
   app = await startTestApp({ database: 'postgres' });
-  account = await createAccount(app.prisma, { login: 'bulkfuzz', email: 'bulkfuzz@example.com', balance: 1000 });
+  account = await createAccount(app.db, { login: 'bulkfuzz', email: 'bulkfuzz@example.com', balance: 1000 });
   await app.prisma.account.update({ where: { id: account.id }, data: { tasksPerMinute: 1_000_000 } });
 }, 120_000);
 

@@ -142,7 +142,7 @@ function refused(answer: Answer): boolean {
 beforeAll(async () => {
   if (postgresPrerequisite.missing) return;
   app = await startTestApp({ database: 'postgres', env: { TRUST_PROXY: '1' } });
-  account = await createAccount(app.prisma, { login: 'fuzzed', email: 'fuzzed@example.com', balance: 1000 });
+  account = await createAccount(app.db, { login: 'fuzzed', email: 'fuzzed@example.com', balance: 1000 });
   // Thousands of requests within a minute: the per-minute limits (tested elsewhere) must not answer first.
   await app.prisma.account.update({ where: { id: account.id }, data: { requestsPerMinute: 1_000_000, tasksPerMinute: 1_000_000 } });
   basic = `Basic ${Buffer.from(`${account.login}:${account.api_key}`).toString('base64')}`;

@@ -16,7 +16,7 @@ afterAll(async () => { await app?.close(); });
 
 describe('GET /metrics', () => {
   it('counts requests by route pattern and reports tasks by state', async () => {
-    const { api_key } = await createAccount(app.prisma, { login: 'metrics', email: 'm@example.com', balance: 1 });
+    const { api_key } = await createAccount(app.db, { login: 'metrics', email: 'm@example.com', balance: 1 });
     const api = apiClient(app.url, { key: api_key });
     await api.post('/v1/retail/product/task_post', [{ asin: 'B07CL39Z8Q', marketplace: 'com' }, { asin: 'B07CL39Z8Q', marketplace: 'de' }]);
     await api.get('/v1/retail/product/task_get/00000000-0000-4000-8000-000000000000');

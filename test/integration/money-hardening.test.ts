@@ -15,6 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
 import type { Config } from '../../core/config.js';
+import type { Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { newTaskId } from '../../core/ids.js';
 import { createLogger } from '../../core/logger.js';
@@ -67,6 +68,7 @@ function observation(asin: string) {
 for (const database of ['pglite', 'postgres'] as const) {
   describeNeeding(database === 'postgres' ? [postgresPrerequisite] : [], `money hardening on ${database}`, () => {
     let app: TestApp;
+    let db: Db;
     let prisma: PrismaClient;
     let config: Config;
     let api: { url: string };
@@ -75,7 +77,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     beforeAll(async () => {
       app = await startTestApp({ database, temporal: { address: temporal.address }, logger, env: { LIVE_BUDGET: '1s', REUSE_WINDOW: '0s' } });
-      ({ prisma, config } = app);
+      ({ db, prisma, config } = app);
       api = app;
       // The same service pointed at a namespace the Temporal server does not have: every start is refused.
       refusing = await app.another({ env: { TEMPORAL_NAMESPACE: 'no-such-namespace' } });
@@ -87,7 +89,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     async function account(balance: number) {
       const login = `money${++seq}`;
-      const created = await createAccount(prisma, { login, email: `${login}@example.com`, balance });
+      const created = await createAccount(db, { login, email: `${login}@example.com`, balance });
       return { id: created.id, login, key: created.api_key };
     }
 
@@ -170,7 +172,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       const charge = async (endpoint: 'task_post' | 'live', ageMs: number) => {
         const taskId = newTaskId();
         const cost = endpoint === 'live' ? rates.live : rates.task_post;
-        const created = await createChargedTask(prisma, {
+        const created = await createChargedTask(db, {
           id: taskId, accountId: id, endpoint, asin: 'B07CL39Z8Q', marketplace: 'com', data: { asin: 'B07CL39Z8Q', marketplace: 'com' },
           cost, expiresAt: new Date(Date.now() + 86_400_000), note: endpoint,
         });
@@ -187,7 +189,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       await workflows.start({ taskId: running, asin: 'B07CL39Z8Q', marketplace: 'com' });
       const orphanedLive = await charge('live', config.LIVE_BUDGET + LIVE_ORPHAN_MARGIN_MS + 60_000);
 
-      const report = await reconcileTasks({ prisma, workflows, logger, liveBudgetMs: config.LIVE_BUDGET });
+      const report = await reconcileTasks({ db, workflows, logger, liveBudgetMs: config.LIVE_BUDGET });
       expect(report).toMatchObject({ started: 1, refunded: 2, running: 1, errors: 0 });
       expect((await client.workflow.getHandle(leftover).describe()).status.name).toBe('RUNNING');
       await expect(client.workflow.getHandle(young).describe()).rejects.toThrow();
@@ -204,7 +206,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(money.balance).toBeCloseTo(1 - 3 * rates.task_post, 9);
 
       // The next run leaves the tasks whose workflow it found running or started (looked at again later).
-      const again = await reconcileTasks({ prisma, workflows, logger, liveBudgetMs: config.LIVE_BUDGET });
+      const again = await reconcileTasks({ db, workflows, logger, liveBudgetMs: config.LIVE_BUDGET });
       expect(again).toMatchObject({ checked: 0, started: 0, refunded: 0 });
     });
 
@@ -239,7 +241,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect((await accountMoney(prisma, { id })).balance).toBe(balance);
 
       // Usage: three requests, the tasks and cost of the first only.
-      await flushUsage(prisma);
+      await flushUsage(db);
       const usage = await prisma.usageCounter.findUniqueOrThrow({ where: { accountId_day_endpoint: { accountId: id, day: new Date(utcDay()), endpoint: 'task_post' } } });
       expect(usage.tasks).toBe(2);
       expect(Number(usage.cost)).toBeCloseTo(2 * rates.task_post, 9);
@@ -248,7 +250,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       const poor = await account(0);
       const refusedForBalance = await call(url, poor.key, [element(1)], { 'Idempotency-Key': 'after-topup' });
       expect(refusedForBalance.status).toBe(402);
-      await topUp(prisma, { login: poor.login, amount: 1 });
+      await topUp(db, { login: poor.login, amount: 1 });
       const paid = await call(url, poor.key, [element(1)], { 'Idempotency-Key': 'after-topup' });
       expect(paid.status).toBe(200);
       expect(paid.body.tasks[0].status_code).toBe(20100);
@@ -274,7 +276,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     it('Idempotency-Key on live: replay byte for byte without a second charge, another body → 409, concurrent duplicates charged once', async () => {
       const { id, key } = await account(1);
-      await storeObservation(prisma, observation('B0LIVE0001'));
+      await storeObservation(db, observation('B0LIVE0001'));
       const url = `${api.url}/v1/retail/product/live`;
       const body = [{ asin: 'B0LIVE0001', marketplace: 'com', max_age_minutes: 60 }];
       const first = await call(url, key, body, { 'Idempotency-Key': 'live-1' });

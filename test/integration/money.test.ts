@@ -23,7 +23,7 @@ for (const database of ['pglite', 'postgres'] as const) {
     afterAll(async () => { await app?.close(); });
 
     it('50 parallel task_post requests on a balance covering exactly 10 → exactly 10 accepted, balance 0, ledger = balance', async () => {
-      const { api_key } = await createAccount(app.prisma, { login: 'ten', email: 't@example.com', balance: rates.task_post * 10 });
+      const { api_key } = await createAccount(app.db, { login: 'ten', email: 't@example.com', balance: rates.task_post * 10 });
       const api = apiClient(app.url, { key: api_key });
       const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post('/v1/retail/product/task_post', [{ asin: 'B07CL39Z8Q', marketplace: 'com', tag: String(i) }])));
       const accepted = responses.filter((r) => r.status === 200 && r.body.tasks[0].status_code === 20100);
@@ -38,10 +38,10 @@ for (const database of ['pglite', 'postgres'] as const) {
     });
 
     it('a failed task is refunded exactly once, however many times failure is reported', async () => {
-      const { api_key } = await createAccount(app.prisma, { login: 'once', email: 'o@example.com', balance: 1 });
+      const { api_key } = await createAccount(app.db, { login: 'once', email: 'o@example.com', balance: 1 });
       const post = await apiClient(app.url, { key: api_key }).post('/v1/retail/product/task_post', [{ asin: 'B07CL39Z8Q', marketplace: 'de' }]);
       const id = post.body.tasks[0].id;
-      const results = await Promise.all([failTask(app.prisma, id, 50301), failTask(app.prisma, id, 50301), failTask(app.prisma, id, 40402)]);
+      const results = await Promise.all([failTask(app.db, id, 50301), failTask(app.db, id, 50301), failTask(app.db, id, 40402)]);
       expect(results.filter(Boolean)).toHaveLength(1);
       const { balance, entries } = await balanceAndLedger(app, 'once');
       expect(entries.filter((e) => e.kind === 'refund')).toHaveLength(1);
@@ -57,10 +57,10 @@ describe('envelope arithmetic and limits (PGlite)', () => {
 
   it('initial balance − Σ envelope cost = final balance over a mixed sequence, refunded failures included', async () => {
     const initial = 0.02;
-    const { api_key } = await createAccount(app.prisma, { login: 'mixed', email: 'm@example.com', balance: initial });
+    const { api_key } = await createAccount(app.db, { login: 'mixed', email: 'm@example.com', balance: initial });
     const api = apiClient(app.url, { login: 'mixed', key: api_key });
     // A product known not to exist (a stored not_found observation within the reuse window).
-    await storeObservation(app.prisma, {
+    await storeObservation(app.db, {
       asin: 'NOTHERE001', marketplace: 'com', url: 'https://www.amazon.com/dp/NOTHERE001', observed_at: new Date().toISOString(), status: 'not_found',
       title: null, byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
     });
@@ -90,7 +90,7 @@ describe('envelope arithmetic and limits (PGlite)', () => {
   });
 
   it('requests per minute: the request over the limit gets 429 / 40202 with Retry-After and is not charged', async () => {
-    const { api_key } = await createAccount(app.prisma, { login: 'rpm', email: 'r@example.com', balance: 1 });
+    const { api_key } = await createAccount(app.db, { login: 'rpm', email: 'r@example.com', balance: 1 });
     await app.prisma.account.update({ where: { login: 'rpm' }, data: { requestsPerMinute: 3 } });
     const api = apiClient(app.url, { key: api_key });
     for (let i = 0; i < 3; i++) expect((await api.post('/v1/retail/product/task_post', [{ asin: 'B07CL39Z8Q', marketplace: 'com' }])).status).toBe(200);
@@ -106,7 +106,7 @@ describe('envelope arithmetic and limits (PGlite)', () => {
   });
 
   it('tasks per minute count task objects, and the counters are shared by several API processes', async () => {
-    const { api_key } = await createAccount(app.prisma, { login: 'tpm', email: 'tp@example.com', balance: 1 });
+    const { api_key } = await createAccount(app.db, { login: 'tpm', email: 'tp@example.com', balance: 1 });
     await app.prisma.account.update({ where: { login: 'tpm' }, data: { tasksPerMinute: 5 } });
     const other = await app.another();
     const first = apiClient(app.url, { key: api_key });
@@ -120,7 +120,7 @@ describe('envelope arithmetic and limits (PGlite)', () => {
   });
 
   it('a feature the plan lacks → 403 / 40600', async () => {
-    const { api_key } = await createAccount(app.prisma, { login: 'basic', email: 'b@example.com', balance: 1, plan: 'basic' });
+    const { api_key } = await createAccount(app.db, { login: 'basic', email: 'b@example.com', balance: 1, plan: 'basic' });
     const api = apiClient(app.url, { key: api_key });
     const live = await api.post('/v1/retail/product/live', [{ asin: 'B07CL39Z8Q', marketplace: 'com' }]);
     expect(live.status).toBe(403);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
 import { listMonitoring } from '../../api/services/monitoring.js';
 import type { MonitorLauncher, MonitorTarget } from '../../api/services/monitor-launcher.js';
+import { dbOf, type Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
@@ -18,6 +19,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const PRICE = PLANS.standard!.rates.monitoring;
 let app: TestApp;
+let db: Db;
 let prisma: PrismaClient;
 let baseUrl: string;
 /** What the API asked of the monitors. */
@@ -39,7 +41,7 @@ const monitors: MonitorLauncher = {
 };
 
 async function account(login: string, balance: number): Promise<{ id: number; api: ApiClient }> {
-  const created = await createAccount(prisma, { login, email: `${login}@example.com`, balance });
+  const created = await createAccount(db, { login, email: `${login}@example.com`, balance });
   return { id: created.id, api: apiClient(baseUrl, { login, key: created.api_key }) };
 }
 
@@ -53,7 +55,7 @@ function product(asin: string, marketplace: string, status: 'ok' | 'not_found' =
 
 beforeAll(async () => {
   app = await startTestApp({ monitors, env: { MONITORING_INTERVALS: 'hourly=2s,every_6h=4s,daily=6s' } });
-  ({ prisma, url: baseUrl } = app);
+  ({ db, prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
@@ -168,12 +170,12 @@ describe('monitoring/add', () => {
     expect(paused.status).toBe('paused_balance');
 
     // A top-up that still leaves the balance below the price resumes nothing.
-    await topUp(prisma, { login: 'poor', amount: PRICE / 10 }, { monitors });
+    await topUp(db, { login: 'poor', amount: PRICE / 10 }, { monitors });
     expect((await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } })).status).toBe('paused_balance');
-    await topUp(prisma, { login: 'poor', amount: 1 }, { monitors });
+    await topUp(db, { login: 'poor', amount: 1 }, { monitors });
     expect((await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } })).status).toBe('active');
     expect(resumed.at(-1)).toEqual([sub.id]);
-    await topUp(prisma, { login: 'flagged', amount: 1 }, { monitors });
+    await topUp(db, { login: 'flagged', amount: 1 }, { monitors });
     expect((await prisma.subscription.findUniqueOrThrow({ where: { id: paused.id } })).status).toBe('active');
     expect((await prisma.account.findUniqueOrThrow({ where: { id: flagged.id } })).subscriptionsPaused).toBe(false);
     expect(resumed.at(-1)).toEqual([paused.id]);
@@ -203,8 +205,8 @@ describe('monitoring/delete', () => {
     ]);
     const [p1, n1, j1] = added.body.tasks.map((t: any) => t.result[0]);
     const theirs = (await other.api.post('/v1/retail/monitoring/add', [{ asin: 'B0000000P1', marketplace: 'de', frequency: 'hourly' }])).body.tasks[0].result[0];
-    const observation = await storeObservation(prisma, product('B0000000P1', 'de'), p1.id);
-    expect(await deliverObservation(prisma, { subscriptionId: p1.id, observationId: observation })).toBe('charged');
+    const observation = await storeObservation(db, product('B0000000P1', 'de'), p1.id);
+    expect(await deliverObservation(db, { subscriptionId: p1.id, observationId: observation })).toBe('charged');
 
     const res = await api.post('/v1/retail/monitoring/delete', [
       { id: p1.id },
@@ -232,9 +234,9 @@ describe('monitoring/delete', () => {
     const kept = await prisma.observation.findUniqueOrThrow({ where: { id: observation } });
     expect(kept.subscriptionId).toBeNull();
     // A read that finishes after the delete is stored as a plain observation, and delivers nothing.
-    const late = await storeObservation(prisma, product('B0000000P1', 'de'), p1.id);
+    const late = await storeObservation(db, product('B0000000P1', 'de'), p1.id);
     expect((await prisma.observation.findUniqueOrThrow({ where: { id: late } })).subscriptionId).toBeNull();
-    expect(await deliverObservation(prisma, { subscriptionId: p1.id, observationId: late })).toBe('deleted');
+    expect(await deliverObservation(db, { subscriptionId: p1.id, observationId: late })).toBe('deleted');
     const allBad = await api.post('/v1/retail/monitoring/delete', [{ id: -1 }]);
     expect(allBad.status).toBe(400);
     expect(allBad.body.status_code).toBe(40501);
@@ -260,12 +262,12 @@ describe('monitoring/list', () => {
   });
 
   it('lists active and paused subscriptions with latest_observation, null before the first delivery', async () => {
-    const older = await storeObservation(prisma, product('L000000001', 'com'), ids[0]);
-    await deliverObservation(prisma, { subscriptionId: ids[0]!, observationId: older });
-    const newer = await storeObservation(prisma, { ...product('L000000001', 'com'), title: 'Newest' }, ids[0]);
-    await deliverObservation(prisma, { subscriptionId: ids[0]!, observationId: newer });
-    const missing = await storeObservation(prisma, product('L000000003', 'uk', 'not_found'), ids[2]);
-    expect(await deliverObservation(prisma, { subscriptionId: ids[2]!, observationId: missing })).toBe('free');
+    const older = await storeObservation(db, product('L000000001', 'com'), ids[0]);
+    await deliverObservation(db, { subscriptionId: ids[0]!, observationId: older });
+    const newer = await storeObservation(db, { ...product('L000000001', 'com'), title: 'Newest' }, ids[0]);
+    await deliverObservation(db, { subscriptionId: ids[0]!, observationId: newer });
+    const missing = await storeObservation(db, product('L000000003', 'uk', 'not_found'), ids[2]);
+    expect(await deliverObservation(db, { subscriptionId: ids[2]!, observationId: missing })).toBe('free');
     await prisma.subscription.update({ where: { id: ids[1] }, data: { status: 'paused_balance' } });
 
     const res = await owner.api.get('/v1/retail/monitoring/list');
@@ -307,18 +309,18 @@ describe('monitoring/list', () => {
   it('reads a page of any size with three queries (no N+1): subscriptions, latest observations, alert rules', async () => {
     const operations: string[] = [];
     const counting = prisma.$extends({
-      query: { $allOperations: async ({ model, operation, args, query }) => { operations.push(`${model}.${operation}`); return query(args); } },
+      query: { $allOperations: async ({ model, operation, args, query }) => { operations.push(`${model ?? 'raw'}.${operation}`); return query(args); } },
     }) as unknown as PrismaClient;
     const more = await owner.api.post('/v1/retail/monitoring/add', Array.from({ length: 50 }, (_, i) => ({ asin: `M${String(i).padStart(9, '0')}`, marketplace: 'com', frequency: 'daily' })));
     for (const task of more.body.tasks.slice(0, 20)) {
       const id = task.result[0].id;
-      await deliverObservation(prisma, { subscriptionId: id, observationId: await storeObservation(prisma, product(task.result[0].asin, 'com'), id) });
+      await deliverObservation(db, { subscriptionId: id, observationId: await storeObservation(db, product(task.result[0].asin, 'com'), id) });
     }
     const account = { id: owner.id, login: 'lister', plan: 'standard', keyId: 0, limits: { requestsPerMinute: 1, tasksPerMinute: 1 } };
-    const outcome = await listMonitoring({ prisma: counting }, account, { limit: '1000' });
+    const outcome = await listMonitoring({ db: dbOf(counting) }, account, { limit: '1000' });
     expect(outcome.tasks[0]!.result).toHaveLength(53);
     expect(outcome.tasks[0]!.result!.filter((s: any) => s.latest_observation !== null)).toHaveLength(22);
     // The latest observations are one joined statement with their content and texts (core/observations.ts `observationsById`).
-    expect(operations).toEqual(['Subscription.findMany', 'undefined.$queryRawUnsafe', 'AlertRule.findMany']);
+    expect(operations).toEqual(['Subscription.findMany', 'raw.$queryRawUnsafe', 'AlertRule.findMany']);
   });
 });

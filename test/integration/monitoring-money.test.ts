@@ -39,7 +39,7 @@ let client: Client;
 let reader: ApiClient;
 let readerAuth: string;
 
-const { prisma, deliveries, account, add } = monitoringHelpers(() => stack);
+const { db, prisma, deliveries, account, add } = monitoringHelpers(() => stack);
 
 /** Waits until `hits()` stops changing for two intervals (a run under way may finish). */
 async function settled(hits: () => number): Promise<number> {
@@ -71,7 +71,7 @@ async function historyOf(asin: string, marketplace: string): Promise<{ rest: any
 beforeAll(async () => {
   running = await startTestStack({ env: { MONITORING_INTERVALS: `hourly=${INTERVAL_MS}ms,every_6h=1h,daily=1h`, SOURCE_READ_ATTEMPTS: '2' } });
   ({ stack, replay, dataDir, client } = running);
-  const created = await createAccount(prisma(), { login: 'reader', email: 'reader@example.com', balance: 1 });
+  const created = await createAccount(db(), { login: 'reader', email: 'reader@example.com', balance: 1 });
   reader = apiClient(stack.api.url, { key: created.api_key });
   readerAuth = `Bearer ${created.api_key}`;
 });
@@ -149,7 +149,7 @@ describe('monitoring money through the whole stack', () => {
     const dormant = await account('dormant', 1);
     const [d1] = await add(dormant.api, [{ asin: 'B0000000D1', marketplace: 'com', frequency: 'hourly' }]);
     await waitFor(async () => (await deliveries(d1.id)) >= 1, 30_000, 100);
-    await setDisabled(prisma(), { login: 'dormant', disabled: true });
+    await setDisabled(db(), { login: 'dormant', disabled: true });
     const hits = () => replay.hits(pagePath('com', 'B0000000D1'));
     const before = { hits: await settled(hits), delivered: await deliveries(d1.id), money: await accountMoney(prisma(), { id: dormant.id }) };
     await sleep(3 * INTERVAL_MS);
@@ -186,34 +186,34 @@ describe('monitoring run steps repeated as activity retries repeat them', () => 
   });
   /** A subscription with no monitor (added straight through the core rules). */
   async function subscription(login: string, asin: string, balance: number) {
-    const { id } = await createAccount(prisma(), { login, email: `${login}@example.com`, balance });
-    const [outcome] = await addSubscriptions(prisma(), id, [{ asin, marketplace: 'com', frequency: 'daily' }]);
+    const { id } = await createAccount(db(), { login, email: `${login}@example.com`, balance });
+    const [outcome] = await addSubscriptions(db(), id, [{ asin, marketplace: 'com', frequency: 'daily' }]);
     return { accountId: id, subscriptionId: (outcome as { row: { id: number } }).row.id };
   }
 
   it('a retried reservation, store or refund charges, stores and refunds once', async () => {
     const { accountId, subscriptionId } = await subscription('retried', 'B0RETRY001', 1);
     const run = { subscriptionId, runKey: 'm:test:run-1' };
-    expect(await startMonitoringRun(prisma(), { ...run, reserve: true })).toBe('reserved');
-    expect(await startMonitoringRun(prisma(), { ...run, reserve: true })).toBe('reserved');
-    expect(await monitoringRunRead(prisma(), run)).toEqual({ state: 'open' });
-    const first = await storeMonitoringObservation(prisma(), { ...run, product: product('B0RETRY001') });
-    const again = await storeMonitoringObservation(prisma(), { ...run, product: product('B0RETRY001') });
+    expect(await startMonitoringRun(db(), { ...run, reserve: true })).toBe('reserved');
+    expect(await startMonitoringRun(db(), { ...run, reserve: true })).toBe('reserved');
+    expect(await monitoringRunRead(db(), run)).toEqual({ state: 'open' });
+    const first = await storeMonitoringObservation(db(), { ...run, product: product('B0RETRY001') });
+    const again = await storeMonitoringObservation(db(), { ...run, product: product('B0RETRY001') });
     expect(again).toEqual(first);
     expect(first.delivery).toBe('charged');
-    expect(await monitoringRunRead(prisma(), run)).toMatchObject({ state: 'read', observationId: first.observationId });
-    expect(await refundMonitoringRun(prisma(), { runKey: run.runKey })).toBe('delivered');
+    expect(await monitoringRunRead(db(), run)).toMatchObject({ state: 'read', observationId: first.observationId });
+    expect(await refundMonitoringRun(db(), { runKey: run.runKey })).toBe('delivered');
     expect(await prisma().observation.count({ where: { asin: 'B0RETRY001' } })).toBe(1);
     expect((await prisma().subscription.findUniqueOrThrow({ where: { id: subscriptionId } })).latestObservationId).toBe(first.observationId);
 
     const failed = { subscriptionId, runKey: 'm:test:run-2' };
-    expect(await startMonitoringRun(prisma(), { ...failed, reserve: true })).toBe('reserved');
-    expect(await refundMonitoringRun(prisma(), { runKey: failed.runKey })).toBe('refunded');
-    expect(await refundMonitoringRun(prisma(), { runKey: failed.runKey })).toBe('refunded');
-    await expect(monitoringRunRead(prisma(), failed)).rejects.toMatchObject({ reason: 'refunded' });
-    await expect(storeMonitoringObservation(prisma(), { ...failed, product: product('B0RETRY001') })).rejects.toBeInstanceOf(MonitoringRunError);
-    await expect(monitoringRunRead(prisma(), { subscriptionId, runKey: 'm:test:never' })).rejects.toMatchObject({ reason: 'not_reserved' });
-    expect(await refundMonitoringRun(prisma(), { runKey: 'm:test:never' })).toBe('none');
+    expect(await startMonitoringRun(db(), { ...failed, reserve: true })).toBe('reserved');
+    expect(await refundMonitoringRun(db(), { runKey: failed.runKey })).toBe('refunded');
+    expect(await refundMonitoringRun(db(), { runKey: failed.runKey })).toBe('refunded');
+    await expect(monitoringRunRead(db(), failed)).rejects.toMatchObject({ reason: 'refunded' });
+    await expect(storeMonitoringObservation(db(), { ...failed, product: product('B0RETRY001') })).rejects.toBeInstanceOf(MonitoringRunError);
+    await expect(monitoringRunRead(db(), { subscriptionId, runKey: 'm:test:never' })).rejects.toMatchObject({ reason: 'not_reserved' });
+    expect(await refundMonitoringRun(db(), { runKey: 'm:test:never' })).toBe('none');
 
     const money = await accountMoney(prisma(), { id: accountId });
     expect(money.entries.map((e) => [e.kind, e.amount])).toEqual([['topup', 1], ['monitoring', -PRICE], ['monitoring', -PRICE], ['refund', PRICE]]);
@@ -224,18 +224,18 @@ describe('monitoring run steps repeated as activity retries repeat them', () => 
   it('a not_found observation is free; a subscription deleted mid-run stores nothing and is refunded; no reservation without money', async () => {
     const { accountId, subscriptionId } = await subscription('edge', 'B0EDGE0001', PRICE * 1.5);
     const missing = { subscriptionId, runKey: 'm:test:missing' };
-    expect(await startMonitoringRun(prisma(), { ...missing, reserve: true })).toBe('reserved');
-    expect((await storeMonitoringObservation(prisma(), { ...missing, product: product('B0EDGE0001', 'not_found') })).delivery).toBe('free');
-    expect((await storeMonitoringObservation(prisma(), { ...missing, product: product('B0EDGE0001', 'not_found') })).delivery).toBe('free');
+    expect(await startMonitoringRun(db(), { ...missing, reserve: true })).toBe('reserved');
+    expect((await storeMonitoringObservation(db(), { ...missing, product: product('B0EDGE0001', 'not_found') })).delivery).toBe('free');
+    expect((await storeMonitoringObservation(db(), { ...missing, product: product('B0EDGE0001', 'not_found') })).delivery).toBe('free');
     expect((await accountMoney(prisma(), { id: accountId })).balance).toBeCloseTo(PRICE * 1.5, 9);
 
     const gone = { subscriptionId, runKey: 'm:test:gone' };
-    expect(await startMonitoringRun(prisma(), { ...gone, reserve: true })).toBe('reserved');
-    expect(await startMonitoringRun(prisma(), { subscriptionId, runKey: 'm:test:short', reserve: true })).toBe('paused_balance');
+    expect(await startMonitoringRun(db(), { ...gone, reserve: true })).toBe('reserved');
+    expect(await startMonitoringRun(db(), { subscriptionId, runKey: 'm:test:short', reserve: true })).toBe('paused_balance');
     await prisma().subscription.delete({ where: { id: subscriptionId } });
-    await expect(storeMonitoringObservation(prisma(), { ...gone, product: product('B0EDGE0001') })).rejects.toMatchObject({ reason: 'deleted' });
-    expect(await refundMonitoringRun(prisma(), { runKey: gone.runKey })).toBe('refunded');
-    expect(await startMonitoringRun(prisma(), { subscriptionId, runKey: 'm:test:after', reserve: true })).toBe('deleted');
+    await expect(storeMonitoringObservation(db(), { ...gone, product: product('B0EDGE0001') })).rejects.toMatchObject({ reason: 'deleted' });
+    expect(await refundMonitoringRun(db(), { runKey: gone.runKey })).toBe('refunded');
+    expect(await startMonitoringRun(db(), { subscriptionId, runKey: 'm:test:after', reserve: true })).toBe('deleted');
     expect(await prisma().observation.count({ where: { asin: 'B0EDGE0001' } })).toBe(1); // the free not_found one
     const money = await accountMoney(prisma(), { id: accountId });
     expect(money.balance).toBeCloseTo(PRICE * 1.5, 9);

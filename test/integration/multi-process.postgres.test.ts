@@ -30,7 +30,8 @@ import getPort from 'get-port';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createAccount, setLimits } from '../../api/admin/accounts.js';
 import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
+import { createDb, type Db } from '../../core/db/db.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { MARKETPLACES } from '../../core/marketplaces.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { loadManifest } from '../../replay/manifest.js';
@@ -75,7 +76,8 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
   const processes: ServiceProcess[] = [];
   const chromiumPids = new Set<number>();
   let keepLogs = false;
-  let db: { url: string; drop(): Promise<void> } | undefined;
+  let scratch: { url: string; drop(): Promise<void> } | undefined;
+  let db: Db | undefined;
   let prisma: PrismaClient | undefined;
   let temporal: TemporalDevServer | undefined;
   let replay: ReplayServer | undefined;
@@ -110,19 +112,20 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
   beforeAll(async () => {
     started = Date.now();
     workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-multi-'));
-    db = await createScratchDatabase();
-    await applyMigrations(db.url);
-    prisma = createPrisma(db.url, 4);
-    const account = await createAccount(prisma, { login: 'multi', email: 'multi@example.com', balance: OPENING_BALANCE });
+    scratch = await createScratchDatabase();
+    await applyMigrations(scratch.url);
+    db = createDb(scratch.url, 4);
+    prisma = db.prisma;
+    const account = await createAccount(db, { login: 'multi', email: 'multi@example.com', balance: OPENING_BALANCE });
     accountId = account.id;
     // The plan's default limits (api-spec.md "Limits": per-account rate limit) are not what is
     // tested here; 500 tasks plus the polling and collecting requests must not be refused.
-    await setLimits(prisma, { login: 'multi', requestsPerMinute: 1_000_000, tasksPerMinute: 1_000_000 });
+    await setLimits(db, { login: 'multi', requestsPerMinute: 1_000_000, tasksPerMinute: 1_000_000 });
     temporal = await startTemporalDevServer({ uiPort: false, logFile: path.join(workDir, 'temporal.log') });
     replay = await startReplayServer({ dir: replayDir, port: 0 });
 
     const common: Record<string, string> = {
-      DATABASE_URL: db.url,
+      DATABASE_URL: scratch.url,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: taskQueue,
@@ -158,8 +161,8 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
     for (const pid of chromiumPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     await replay?.close();
     await temporal?.stop();
-    await prisma?.$disconnect();
-    await db?.drop();
+    await db?.close();
+    await scratch?.drop();
     if (keepLogs) console.warn(`multi-process test: logs kept in ${workDir}`);
     else if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
     console.info(`multi-process test: ${((Date.now() - started) / 1000).toFixed(0)} s from setup to teardown`);

@@ -105,7 +105,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       client = new pg.Client({ connectionString: app.dbUrl });
       await client.connect();
 
-      const created = await createAccount(app.prisma, { login: 'migrator', email: 'migrator@example.com', balance: 10 });
+      const created = await createAccount(app.db, { login: 'migrator', email: 'migrator@example.com', balance: 10 });
       rest = apiClient(app.url, { login: created.login, key: created.api_key });
       gql = app.gql({ key: created.api_key });
       subscriptionId = (await app.prisma.subscription.create({ data: { accountId: created.id, asin: 'B0MIGR0001', marketplace: 'com', frequency: 'daily' } })).id;
@@ -213,7 +213,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     it('a later read of the same page stores no new content version, and its id follows the old ones', async () => {
       const same = { ...legacyInputs()[0]!, observed_at: new Date().toISOString(), price: { amount: 33, currency: 'USD' } };
-      const id = await storeObservation(app.prisma, same);
+      const id = await storeObservation(app.db, same);
       expect(id).toBeGreaterThan(BigInt([...answered.keys()].at(-1)!));
       expect((await client.query(`SELECT count(*)::int AS n FROM product_contents WHERE asin = 'B0MIGR0001'`)).rows[0].n).toBe(1);
       expect((await client.query('SELECT count(*)::int AS n FROM observation_texts')).rows[0].n).toBe(1);

@@ -30,7 +30,7 @@ describeNeeding([savedPages], 'read-back of the fixture corpus', () => {
   beforeAll(async () => {
     running = await startTestStack({ pages: sharedPagesDir, env: { REUSE_WINDOW: '0s', SOURCE_READ_ATTEMPTS: '3' } });
     ({ stack } = running);
-    const created = await createAccount(stack.db.prisma, { login: 'reader', email: 'reader@example.com', balance: 100 });
+    const created = await createAccount(stack.db, { login: 'reader', email: 'reader@example.com', balance: 100 });
     api = apiClient(stack.api.url, { login: created.login, key: created.api_key });
     gql = gqlClient(stack.api.url, { login: created.login, key: created.api_key });
 

@@ -41,7 +41,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     beforeAll(async () => {
       app = await startTestApp({ database });
-      const created = await createAccount(app.prisma, { login: 'keeper', email: 'keeper@example.com', balance: 10 });
+      const created = await createAccount(app.db, { login: 'keeper', email: 'keeper@example.com', balance: 10 });
       accountId = created.id;
       rest = apiClient(app.url, { login: created.login, key: created.api_key });
     }, 120_000);
@@ -57,7 +57,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       const t0 = Date.now() - 10 * 3_600_000;
       const stored = Array.from({ length: 6 }, (_, i) => withVersion2Fields(page('B0STORE001', new Date(t0 + i * 3_600_000), 24.99 - i), i));
       const ids: bigint[] = [];
-      for (const p of stored) ids.push(await storeObservation(app.prisma, p));
+      for (const p of stored) ids.push(await storeObservation(app.db, p));
       const taskIds = await Promise.all(ids.map(async (observationId, i) => {
         const id = `11250000-0000-4000-8000-1000000000${String(i).padStart(2, '0')}`;
         await app.prisma.task.create({
@@ -82,16 +82,16 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await count('product_contents', `asin = 'B0STORE001'`)).toBe(1);
       expect(await count('observation_texts')).toBeLessThanOrEqual(4);
       // A changed title is a new content version; the same title again reuses the first.
-      await storeObservation(app.prisma, { ...withVersion2Fields(page('B0STORE001', new Date()), 0), title: 'Neuer Titel' });
-      await storeObservation(app.prisma, withVersion2Fields(page('B0STORE001', new Date()), 0));
+      await storeObservation(app.db, { ...withVersion2Fields(page('B0STORE001', new Date()), 0), title: 'Neuer Titel' });
+      await storeObservation(app.db, withVersion2Fields(page('B0STORE001', new Date()), 0));
       expect(await count('product_contents', `asin = 'B0STORE001'`)).toBe(2);
     });
 
     it('rows outside every monthly partition wait in the DEFAULT partition and move into their month once it is created', async () => {
       const old = new Date('2019-03-15T12:00:00Z');
-      const id = await storeObservation(app.prisma, page('B0STORE002', old));
+      const id = await storeObservation(app.db, page('B0STORE002', old));
       expect(await count('observations_default', `id = ${id}`)).toBe(1);
-      await purgeExpiredData(app.prisma, { retentionDays: 30 });
+      await purgeExpiredData(app.db, { retentionDays: 30 });
       expect(await count('observations_default')).toBe(0);
       expect(await count('observations_2019_03', `id = ${id}`)).toBe(1);
       expect((await rest.post('/v1/retail/product/history', [{ asin: 'B0STORE002', marketplace: 'de' }])).body.tasks[0].result).toEqual([page('B0STORE002', old)]);
@@ -100,15 +100,15 @@ for (const database of ['pglite', 'postgres'] as const) {
     it('OBSERVATION_RETENTION_DAYS drops the partitions wholly older than it; RETENTION_DAYS alone keeps every observation', async () => {
       const now = new Date();
       const ages = [400, 100, 40, 1];
-      for (const days of ages) await storeObservation(app.prisma, page('B0STORE003', new Date(now.getTime() - days * DAY_MS)));
+      for (const days of ages) await storeObservation(app.db, page('B0STORE003', new Date(now.getTime() - days * DAY_MS)));
       const history = async () => ((await rest.post('/v1/retail/product/history', [{ asin: 'B0STORE003', marketplace: 'de' }])).body.tasks[0].result as Product[]).length;
 
-      const kept = await purgeExpiredData(app.prisma, { retentionDays: 1 });
+      const kept = await purgeExpiredData(app.db, { retentionDays: 1 });
       expect(kept.observationPartitions).toEqual([]);
       expect(await history()).toBe(4);
 
       const partitionsBefore = await listObservationPartitions(prismaQueryable(app.prisma));
-      const report = await purgeExpiredData(app.prisma, { retentionDays: 30, observationRetentionDays: 90, now });
+      const report = await purgeExpiredData(app.db, { retentionDays: 30, observationRetentionDays: 90, now });
       const cutoff = now.getTime() - 90 * DAY_MS;
       const monthEnd = (name: string) => { const [y, m] = name.slice(13).split('_').map(Number); return Date.UTC(y!, m!, 1); };
       expect(report.observationPartitions).toEqual(partitionsBefore.filter((name) => monthEnd(name) <= cutoff));

@@ -22,7 +22,7 @@ let doc: any;
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
-  const account = await createAccount(app.prisma, { login: 'reader', email: 'reader@example.com', balance: 100 });
+  const account = await createAccount(app.db, { login: 'reader', email: 'reader@example.com', balance: 100 });
   api = apiClient(app.url, { login: 'reader', key: account.api_key });
   const res = await apiClient(app.url).get('/openapi.json');
   expect(res.status).toBe(200);

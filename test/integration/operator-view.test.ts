@@ -44,7 +44,7 @@ describe("operators' view: search attributes, summaries, state query, ending a s
 
   const account = async (login: string, balance = 1): Promise<{ id: number; api: ApiClient; key: string }> => {
     const email = `${login}@example.com`;
-    const created = await createAccount(stack.db.prisma, { login, email, balance });
+    const created = await createAccount(stack.db, { login, email, balance });
     const { webhookSecret } = await stack.db.prisma.account.findUniqueOrThrow({ where: { id: created.id } });
     secrets.push(created.api_key, webhookSecret, email);
     return { id: created.id, api: apiClient(stack.api.url, { key: created.api_key }), key: created.api_key };

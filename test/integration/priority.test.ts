@@ -36,7 +36,7 @@ describe('priority 2 tasks are read before waiting priority 1 tasks', () => {
       env: { BROWSER_MAX_PAGES: '1', REUSE_WINDOW: '0s' },
     });
     ({ stack, replay } = running);
-    const { api_key } = await createAccount(stack.db.prisma, { login: 'urgent', email: 'urgent@example.com', balance: 10, plan: 'business' });
+    const { api_key } = await createAccount(stack.db, { login: 'urgent', email: 'urgent@example.com', balance: 10, plan: 'business' });
     api = apiClient(stack.api.url, { key: api_key });
   });
 

@@ -49,7 +49,7 @@ async function databaseText(): Promise<string> {
 
 describe('logs', () => {
   it('log every request with its client, status and code, but never a key, the webhook secret or a credentials link', async () => {
-    const account = await createAccount(app.prisma, { login: 'secretive', email: 'secretive@example.com', balance: 5 });
+    const account = await createAccount(app.db, { login: 'secretive', email: 'secretive@example.com', balance: 5 });
     const basic = `Basic ${Buffer.from(`${account.login}:${account.api_key}`).toString('base64')}`;
     const bearer = `Bearer ${account.api_key}`;
     secrets.set('API key', account.api_key).set('Basic credentials', basic.slice(6));
@@ -71,7 +71,7 @@ describe('logs', () => {
     expect(me.body.data.me.webhookSecret).toBe(secrets.get('webhook secret'));
 
     const submitted = await call('/v1/public/access_request', { method: 'POST', body: { email: 'grace@example.com' } });
-    const approved = await approveAccessRequest(app.prisma, { id: submitted.body.tasks[0].result[0].id, baseUrl: app.url });
+    const approved = await approveAccessRequest(app.db, { id: submitted.body.tasks[0].result[0].id, baseUrl: app.url });
     secrets.set('credentials link', approved.credentials_url).set('credentials token', approved.credentials_url.split('/').at(-1)!);
     const credentials = await call(new URL(approved.credentials_url).pathname);
     expect(credentials.status).toBe(200);
@@ -108,7 +108,7 @@ describe('the credentials link', () => {
   it('stores the key sealed: no row holds it in plaintext before the link is used, nor anything of it after', async () => {
     const submitted = await call('/v1/public/access_request', { method: 'POST', body: { email: 'linus@example.com' } });
     const id = submitted.body.tasks[0].result[0].id as number;
-    const { credentials_url } = await approveAccessRequest(app.prisma, { id, baseUrl: app.url });
+    const { credentials_url } = await approveAccessRequest(app.db, { id, baseUrl: app.url });
     const token = credentials_url.split('/').at(-1)!;
     expect((await app.prisma.accessRequest.findUniqueOrThrow({ where: { id } })).credentialsPayload).toMatch(/^aes256gcm\./);
     const beforeUse = await databaseText();

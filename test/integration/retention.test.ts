@@ -36,7 +36,7 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
   beforeAll(async () => {
     running = await startTestStack({ env: { REUSE_WINDOW: '0s', RETENTION_DAYS: String(RETENTION_DAYS) } });
     ({ stack, replay, client } = running);
-    accountId = (await createAccount(stack.db.prisma, { login: 'keeper', email: 'keeper@example.com', balance: 1 })).id;
+    accountId = (await createAccount(stack.db, { login: 'keeper', email: 'keeper@example.com', balance: 1 })).id;
   });
 
   afterAll(async () => {
@@ -53,15 +53,16 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
   });
 
   it('a retention-purge run deletes what is older than RETENTION_DAYS and keeps observations, the ledger and younger rows', async () => {
-    const prisma = stack.db.prisma;
+    const db = stack.db;
+    const prisma = db.prisma;
     const ago = (days: number) => new Date(Date.now() - days * DAY_MS);
-    const observationId = await storeObservation(prisma, {
+    const observationId = await storeObservation(db, {
       asin: 'B0OLD00001', marketplace: 'com', url: 'https://www.amazon.com/dp/B0OLD00001', observed_at: ago(RETENTION_DAYS + 3).toISOString(), status: 'ok',
       title: 'Old', byline: [], variant: null, variants: [], price: null, bsr: null, rating: null, ratings_count: null, image_url: null, details: {}, parser_version: 'test', ...version1Fields(),
     });
     const task = async (createdDaysAgo: number, state: 'completed' | 'queued') => {
       const id = newTaskId();
-      await createChargedTask(prisma, {
+      await createChargedTask(db, {
         id, accountId, endpoint: 'task_post', asin: 'B0OLD00001', marketplace: 'com', data: {}, cost: 0.0015,
         expiresAt: new Date(ago(createdDaysAgo).getTime() + 30 * DAY_MS), note: 'task_post',
       });
@@ -127,11 +128,12 @@ describe('scheduled maintenance: retention purge and task reconciler', () => {
   });
 
   it('a task-reconciler run starts the workflow of a charged task left without one; its read completes it', async () => {
-    const prisma = stack.db.prisma;
+    const db = stack.db;
+    const prisma = db.prisma;
     const id = newTaskId();
     const cost = PLANS.standard!.rates.task_post;
     // The API's charge statement without the start that should follow it (a process dying in between).
-    await createChargedTask(prisma, {
+    await createChargedTask(db, {
       id, accountId, endpoint: 'task_post', asin: 'B0000000P1', marketplace: 'de', data: { asin: 'B0000000P1', marketplace: 'de' }, cost,
       expiresAt: new Date(Date.now() + 30 * DAY_MS), note: 'task_post',
     });

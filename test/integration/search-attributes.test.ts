@@ -55,7 +55,7 @@ describe('custom search attributes on the Temporal server', () => {
   it('a worker refuses a namespace without them, naming each and the command that creates them; run as printed, the worker starts', async () => {
     const bare = await server({ searchAttributes: false });
     const config = loadConfig({ DATA_DIR: app.dataDir, TEMPORAL_ADDRESS: bare.address, LOG_LEVEL: 'silent', BROWSER_MAX_PAGES: '1' });
-    const start = () => startWorker({ config, prisma: app.prisma, temporalAddress: bare.address, logger: createLogger('silent') });
+    const start = () => startWorker({ config, db: app.db, temporalAddress: bare.address, logger: createLogger('silent') });
     const refusal = await start().then(() => null, (error: Error) => error);
     expect(refusal?.message).toContain(`Temporal at ${bare.address} (namespace default) lacks the search attributes`);
     expect(refusal?.message).toContain('Missing: AccountId (Int), Asin (Keyword), Marketplace (Keyword), Tag (Keyword), SubscriptionId (Int), ResultCode (Int), WebhookKind (Keyword), Summary (Keyword).');

@@ -116,7 +116,7 @@ describeNeeding([savedPages], 'page reads through outbound proxies', () => {
           ...(external && { BROWSER_WS_ENDPOINTS: external.wsEndpoint() }),
         },
       });
-      const { api_key } = await createAccount(running.stack.db.prisma, { login: 'reader', email: 'reader@example.com', balance: 5, plan: 'standard' });
+      const { api_key } = await createAccount(running.stack.db, { login: 'reader', email: 'reader@example.com', balance: 5, plan: 'standard' });
       api = apiClient(running.stack.api.url, { key: api_key });
     });
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
-import { countingPrisma, startTestApp, type TestApp } from '../support/test-app.js';
+import { countingDb, startTestApp, type TestApp } from '../support/test-app.js';
 import { storeRows } from '../support/observations.js';
 import { gqlClient, type GqlClient } from '../support/graphql.js';
 import { accountMoney } from '../support/ledger.js';
@@ -16,22 +16,22 @@ const T0 = Date.parse('2026-02-01T00:00:00Z');
 const asinOf = (i: number) => `B0GQL${String(i).padStart(5, '0')}`;
 
 let app: TestApp;
-let counting: ReturnType<typeof countingPrisma>;
+let counting: ReturnType<typeof countingDb>;
 let gql: GqlClient;
 let accountId: number;
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
   // 25 products, 48 hourly observations each: product i costs 10 + i, its rank drops by one an hour.
-  await storeRows(app.prisma, Array.from({ length: 25 }, (_, i) => Array.from({ length: 48 }, (_, h) => ({
+  await storeRows(app.db, Array.from({ length: 25 }, (_, i) => Array.from({ length: 48 }, (_, h) => ({
       asin: asinOf(i), marketplace: 'com', observedAt: new Date(T0 + h * HOUR), status: 'ok', url: 'u',
       priceAmount: String(10 + i + (h % 2)), priceCurrency: 'USD', bsrRank: 500 - h, parserVersion: 'test',
     }))).flat(),
   );
-  const created = await createAccount(app.prisma, { login: 'dash', email: 'dash@example.com', balance: 10 });
+  const created = await createAccount(app.db, { login: 'dash', email: 'dash@example.com', balance: 10 });
   accountId = created.id;
-  counting = countingPrisma(app.dbUrl);
-  gql = gqlClient(app.yoga({ prisma: counting.prisma }), { key: created.api_key });
+  counting = countingDb(app.dbUrl);
+  gql = gqlClient(app.yoga({ db: counting }), { key: created.api_key });
 }, 120_000);
 
 afterAll(async () => {

@@ -39,7 +39,7 @@ for (const database of ['pglite', 'postgres'] as const) {
     let seq = 0;
     const account = async (balance = 10) => {
       const n = ++seq;
-      const created = await createAccount(app.prisma, { login: `stats${n}`, email: `stats${n}@example.com`, balance });
+      const created = await createAccount(app.db, { login: `stats${n}`, email: `stats${n}@example.com`, balance });
       return { ...created, rest: apiClient(app.url, { login: created.login, key: created.api_key }), gql: app.gql({ key: created.api_key }) };
     };
     let rest: ApiClient;
@@ -48,7 +48,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     beforeAll(async () => {
       app = await startTestApp({ database });
-      await storeRows(app.prisma, [
+      await storeRows(app.db, [
           ...SET_A.map(([h, price, currency, rank, status]) => ({
             asin: A, marketplace: 'com', observedAt: new Date(T0 + h * HOUR), status, url: `https://www.amazon.com/dp/${A}`,
             priceAmount: price === null ? null : String(price), priceCurrency: currency, bsrRank: rank, parserVersion: 'test',

@@ -37,7 +37,7 @@ async function task(marketplace: string, options: { state: string; minutes?: num
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
-  accountId = (await createAccount(app.prisma, { login: 'seed', email: 'seed@example.com', balance: 0 })).id;
+  accountId = (await createAccount(app.db, { login: 'seed', email: 'seed@example.com', balance: 0 })).id;
   // com: 99 of 100 reads succeed (ok, no_bsr and not_found all count) → operational.
   await reads('com', 'ok', 90);
   await reads('com', 'no_bsr', 5);
@@ -108,7 +108,7 @@ describe('GET /v1/appendix/status', () => {
   });
 
   it('a valid key is checked and metered (free); a bad key is 401 / 40100', async () => {
-    const { api_key } = await createAccount(app.prisma, { login: 'status1', email: 's1@example.com', balance: 1 });
+    const { api_key } = await createAccount(app.db, { login: 'status1', email: 's1@example.com', balance: 1 });
     const api = apiClient(app.url, { key: api_key });
     const res = await api.get('/v1/appendix/status');
     expect(res.status).toBe(200);
@@ -132,7 +132,7 @@ describe('GET /v1/appendix/status', () => {
   it('old source reads are pruned after 7 days; reads inside the retention stay', async () => {
     const count = async (marketplace: string) => app.prisma.sourceRead.count({ where: { marketplace } });
     expect([await count('it'), await count('fr')]).toEqual([30, 70]);
-    expect(await pruneSourceReads(app.prisma)).toBe(30);
+    expect(await pruneSourceReads(app.db)).toBe(30);
     expect([await count('it'), await count('fr')]).toEqual([0, 70]);
   });
 });

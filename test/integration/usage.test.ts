@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
+import type { Db } from '../../core/db/db.js';
 import type { PrismaClient } from '../../core/db/prisma.js';
 import { PLANS } from '../../core/pricing.js';
 import { addDays, recordUsage, utcDay } from '../../core/usage.js';
@@ -13,12 +14,13 @@ import { apiClient, type ApiClient } from '../support/http.js';
 
 const price = PLANS.standard!.rates.task_post;
 let app: TestApp;
+let db: Db;
 let prisma: PrismaClient;
 let baseUrl: string;
 
 beforeAll(async () => {
   app = await startTestApp({ database: 'pglite' });
-  ({ prisma, url: baseUrl } = app);
+  ({ db, prisma, url: baseUrl } = app);
 });
 
 afterAll(async () => {
@@ -26,7 +28,7 @@ afterAll(async () => {
 });
 
 async function account(login: string, balance = 10): Promise<{ id: number; key: string; api: ApiClient }> {
-  const a = await createAccount(prisma, { login, email: `${login}@example.com`, balance });
+  const a = await createAccount(db, { login, email: `${login}@example.com`, balance });
   return { id: a.id, key: a.api_key, api: apiClient(baseUrl, { login, key: a.api_key }) };
 }
 
@@ -89,10 +91,10 @@ describe('GET /v1/appendix/usage', () => {
 
   it('places counters on their UTC day within an explicit range', async () => {
     const { id, api } = await account('u3');
-    await recordUsage(prisma, { accountId: id, endpoint: 'live', tasks: 1, cost: 0.004, at: new Date('2026-03-01T23:59:59Z') });
-    await recordUsage(prisma, { accountId: id, endpoint: 'live', tasks: 1, cost: 0.004, at: new Date('2026-03-01T00:00:00Z') });
-    await recordUsage(prisma, { accountId: id, endpoint: 'history', tasks: 3, cost: 0.0015, at: new Date('2026-03-03T12:00:00Z') });
-    await recordUsage(prisma, { accountId: id, endpoint: 'history', tasks: 9, cost: 9, at: new Date('2026-03-05T00:00:00Z') });
+    await recordUsage(db, { accountId: id, endpoint: 'live', tasks: 1, cost: 0.004, at: new Date('2026-03-01T23:59:59Z') });
+    await recordUsage(db, { accountId: id, endpoint: 'live', tasks: 1, cost: 0.004, at: new Date('2026-03-01T00:00:00Z') });
+    await recordUsage(db, { accountId: id, endpoint: 'history', tasks: 3, cost: 0.0015, at: new Date('2026-03-03T12:00:00Z') });
+    await recordUsage(db, { accountId: id, endpoint: 'history', tasks: 9, cost: 9, at: new Date('2026-03-05T00:00:00Z') });
     const res = await api.get('/v1/appendix/usage?date_from=2026-02-28&date_to=2026-03-04');
     expect(res.status).toBe(200);
     const result = res.body.tasks[0].result[0];
@@ -156,10 +158,10 @@ describe('metering', () => {
   it('user_data reports usage today and this month from the counters', async () => {
     const { id, api } = await account('m2');
     const today = utcDay();
-    await recordUsage(prisma, { accountId: id, endpoint: 'live', tasks: 1, cost: 0.004 });
+    await recordUsage(db, { accountId: id, endpoint: 'live', tasks: 1, cost: 0.004 });
     const monthStart = `${today.slice(0, 7)}-01`;
-    if (monthStart !== today) await recordUsage(prisma, { accountId: id, endpoint: 'live', tasks: 2, cost: 0.5, at: new Date(`${monthStart}T10:00:00Z`) });
-    await recordUsage(prisma, { accountId: id, endpoint: 'live', tasks: 7, cost: 7, at: new Date(`${addDays(monthStart, -1)}T10:00:00Z`) });
+    if (monthStart !== today) await recordUsage(db, { accountId: id, endpoint: 'live', tasks: 2, cost: 0.5, at: new Date(`${monthStart}T10:00:00Z`) });
+    await recordUsage(db, { accountId: id, endpoint: 'live', tasks: 7, cost: 7, at: new Date(`${addDays(monthStart, -1)}T10:00:00Z`) });
     const usage = (await api.get('/v1/appendix/user_data')).body.tasks[0].result[0].usage;
     expect(usage.today).toEqual({ requests: 1, tasks: 1, cost: 0.004 });
     expect(usage.this_month).toEqual(monthStart !== today ? { requests: 2, tasks: 3, cost: 0.504 } : usage.today);

@@ -76,7 +76,7 @@ describe('webhook ports, disabled accounts and fairness between accounts', () =>
   let temporal: Client;
 
   const account = async (login: string, balance = 1): Promise<{ id: number; api: ApiClient }> => {
-    const created = await createAccount(stack.db.prisma, { login, email: `${login}@example.com`, balance });
+    const created = await createAccount(stack.db, { login, email: `${login}@example.com`, balance });
     return { id: created.id, api: apiClient(stack.api.url, { key: created.api_key }) };
   };
   const deliveries = (taskId: string) => stack.db.prisma.webhookDelivery.findMany({ where: { taskId }, orderBy: [{ kind: 'asc' }, { attempt: 'asc' }] });
@@ -91,7 +91,7 @@ describe('webhook ports, disabled accounts and fairness between accounts', () =>
   }, 90_000);
 
   beforeAll(async () => {
-    receiver = await startReceiver(async () => { await setDisabled(stack.db.prisma, { login: 'dee', disabled: true }); });
+    receiver = await startReceiver(async () => { await setDisabled(stack.db, { login: 'dee', disabled: true }); });
     running = await startTestStack({
       env: {
         SOURCE_READ_ATTEMPTS: '2', WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1s', WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,

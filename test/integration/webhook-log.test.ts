@@ -34,18 +34,18 @@ const log = async (query = '') => {
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   running = await startTestStack({ env: { WEBHOOK_ALLOWLIST: `127.0.0.1:${receiver.port}`, WEBHOOK_RETRY_DELAYS: '1s', WEBHOOK_TIMEOUT: '2s', SOURCE_READ_ATTEMPTS: '2' } });
-  const account = await createAccount(running.stack.db.prisma, { login: 'logged', email: 'logged@example.com', balance: 5 });
+  const account = await createAccount(running.stack.db, { login: 'logged', email: 'logged@example.com', balance: 5 });
   accountId = account.id;
   api = apiClient(running.stack.api.url, { login: 'logged', key: account.api_key });
   gql = gqlClient(running.stack.api.url, { login: 'logged', key: account.api_key });
-  stranger = apiClient(running.stack.api.url, { key: (await createAccount(running.stack.db.prisma, { login: 'other', email: 'other@example.com', balance: 1 })).api_key });
+  stranger = apiClient(running.stack.api.url, { key: (await createAccount(running.stack.db, { login: 'other', email: 'other@example.com', balance: 1 })).api_key });
   // A postback that fails once, then is delivered on its retry; a pingback delivered at once.
   const posted = await api.post('/v1/retail/product/task_post', [{ asin: 'B0000000P1', marketplace: 'de', postback_url: `${receiver.url}/flaky/post`, pingback_url: `${receiver.url}/ok/ping?id=$id` }]);
   taskId = posted.body.tasks[0].id;
   // A change event whose receiver always fails: both attempts are logged.
   const sub = (await api.post('/v1/retail/monitoring/add', [{ asin: 'B0000000L1', marketplace: 'com', frequency: 'daily', alert_url: `${receiver.url}/fail/alerts`, alerts: [{ type: 'price_below', value: 10 }] }])).body.tasks[0].result[0];
-  await observe(running.stack.db.prisma, sub.id, productWith('B0000000L1', { price: { amount: 12, currency: 'USD' } }));
-  const { changes } = await observe(running.stack.db.prisma, sub.id, productWith('B0000000L1', { price: { amount: 9, currency: 'USD' } }));
+  await observe(running.stack.db, sub.id, productWith('B0000000L1', { price: { amount: 12, currency: 'USD' } }));
+  const { changes } = await observe(running.stack.db, sub.id, productWith('B0000000L1', { price: { amount: 9, currency: 'USD' } }));
   const eventId = changes!.eventIds[0]!;
   const change = await running.client.workflow.start('webhookDelivery', {
     taskQueue: running.stack.config.TEMPORAL_TASK_QUEUE, workflowId: webhookWorkflowId(eventId, 'change'),

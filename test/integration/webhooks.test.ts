@@ -106,7 +106,7 @@ describe('webhooks over the whole stack', () => {
       stack: { temporalUiPort: await getPort(), webhookResolver },
     });
     ({ stack, client: temporal } = running);
-    const account = await createAccount(stack.db.prisma, { login: 'hooks', email: 'hooks@example.com', balance: 1 });
+    const account = await createAccount(stack.db, { login: 'hooks', email: 'hooks@example.com', balance: 1 });
     secret = (await stack.db.prisma.account.findUniqueOrThrow({ where: { login: 'hooks' } })).webhookSecret;
     api = apiClient(stack.api.url, { key: account.api_key });
     const r = receiver.url;

@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded-postgres.js';
 import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
+import { createDb, type Db } from '../../core/db/db.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 import { createProductReadActivities } from '../../worker/activities/product-read.js';
 import { BrowserGrid } from '../../worker/browser/browser-grid.js';
@@ -30,6 +31,7 @@ import { syntheticReplayDir } from '../support/env.js';
 
 let dataDir: string;
 let db: EmbeddedPostgres;
+let database: Db;
 let prisma: PrismaClient;
 let replay: ReplayServer;
 let grid: BrowserGrid;
@@ -42,13 +44,14 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-worker-metrics-'));
   db = await startEmbeddedPostgres(dataDir);
   await applyMigrations(db.url);
-  prisma = createPrisma(db.url, 1);
+  database = createDb(db.url, 1);
+  prisma = database.prisma;
   replay = await startReplayServer({ dir: syntheticReplayDir, port: 0 });
   grid = await BrowserGrid.start({ wsEndpoints: [], chromePath: resolveChromePath(process.env.CHROME_PATH), maxPages: 2, navTimeoutMs: 20_000, sourceOrigin: replay.url });
   const sink = new Writable({ write(chunk, _encoding, done) { logLines.push(JSON.parse(String(chunk))); done(); } });
   const logger = pino({ level: 'info' }, sink);
   const identities = SourceIdentities.fromConfig(loadConfig({}), logger);
-  activities = createProductReadActivities({ prisma, source: grid, identities, sourceAttempts: 3, logger, webhookSchedule: { retryDelaysMs: [60_000], timeoutMs: 10_000 } });
+  activities = createProductReadActivities({ db: database, source: grid, identities, sourceAttempts: 3, logger, webhookSchedule: { retryDelaysMs: [60_000], timeoutMs: 10_000 } });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
 });
 
@@ -56,7 +59,7 @@ afterAll(async () => {
   await metrics?.stop();
   await grid?.close();
   await replay?.close();
-  await prisma?.$disconnect();
+  await database?.close();
   await db?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -141,7 +144,7 @@ describe('the standalone worker (node dist/worker/main.js)', () => {
       const port = (taken.address() as AddressInfo).port;
       const config = loadConfig({ WORKER_METRICS_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
       // An address where no Temporal answers: reaching it would fail differently, and later.
-      await expect(startStandaloneWorker({ config, prisma, temporalAddress: '127.0.0.1:1', logger: pino({ level: 'silent' }) }))
+      await expect(startStandaloneWorker({ config, db: database, temporalAddress: '127.0.0.1:1', logger: pino({ level: 'silent' }) }))
         .rejects.toMatchObject({ code: 'EADDRINUSE' });
     } finally {
       taken.close();

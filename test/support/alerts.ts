@@ -6,7 +6,7 @@
  * stored observations are how those rule kinds are driven.
  */
 import { expect } from 'vitest';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { startMonitoringRun, storeMonitoringObservation } from '../../core/monitoring-runs.js';
 import { version1Fields, type Product } from '../../core/product.js';
 
@@ -27,10 +27,10 @@ export function productWith(asin: string, over: Partial<Product> = {}): Product 
 }
 
 /** Stores `product` for the subscription as a paid monitoring run does; returns the change events to deliver. */
-export async function observe(prisma: PrismaClient, subscriptionId: number, product: Product) {
+export async function observe(db: Db, subscriptionId: number, product: Product) {
   const runKey = `test:${subscriptionId}:${++runs}:${process.pid}`;
-  expect(await startMonitoringRun(prisma, { subscriptionId, runKey, reserve: true })).toBe('reserved');
-  return storeMonitoringObservation(prisma, { subscriptionId, runKey, product });
+  expect(await startMonitoringRun(db, { subscriptionId, runKey, reserve: true })).toBe('reserved');
+  return storeMonitoringObservation(db, { subscriptionId, runKey, product });
 }
 
 /** The observations that drive one rule kind: trigger, the same state (no repeat), re-arm, trigger again. */

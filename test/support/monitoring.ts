@@ -13,14 +13,16 @@ export const pagePath = (domain: string, asin: string) => `/www.amazon.${domain}
 
 /** Helpers bound to the stack that `stack()` returns once the test file's beforeAll has started it. */
 export function monitoringHelpers(stack: () => Stack) {
-  const prisma = () => stack().db.prisma;
+  const db = () => stack().db;
+  const prisma = () => db().prisma;
   return {
+    db,
     prisma,
     /** Observations stored for the subscription (each one delivered and paid for). */
     deliveries: (subscriptionId: number) => prisma().observation.count({ where: { subscriptionId } }),
     /** A new account with `balance` USD and an API client authenticated as it. */
     async account(login: string, balance: number): Promise<{ id: number; api: ApiClient }> {
-      const created = await createAccount(prisma(), { login, email: `${login}@example.com`, balance });
+      const created = await createAccount(db(), { login, email: `${login}@example.com`, balance });
       return { id: created.id, api: apiClient(stack().api.url, { login, key: created.api_key }) };
     },
     /** monitoring/add; every element must be accepted (20000). Returns each subscription. */

@@ -3,7 +3,7 @@
  * (`withVersion2Fields`, shared with the benchmarks), and rows written through the observation repository from the flat shape
  * tests describe them in (`storeRows`).
  */
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { insertObservation } from '../../core/observations.js';
 import { version1Fields, type Product } from '../../core/product.js';
 import { withVersion2Fields } from '../../bench/pages.js';
@@ -45,9 +45,9 @@ export function productOfRow(r: FlatRow): Product {
 }
 
 /** Stores flat rows through the observation repository, in order; returns their ids. */
-export async function storeRows(prisma: PrismaClient, rows: FlatRow[]): Promise<bigint[]> {
+export async function storeRows(db: Db, rows: FlatRow[]): Promise<bigint[]> {
   const ids: bigint[] = [];
-  for (const row of rows) ids.push(await insertObservation(prisma, productOfRow(row), row.subscriptionId ?? undefined));
+  for (const row of rows) ids.push(await insertObservation(db, productOfRow(row), row.subscriptionId ?? undefined));
   return ids;
 }
 

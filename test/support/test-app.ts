@@ -26,15 +26,13 @@ import { temporalWebhookLauncher, type WebhookLauncher } from '../../core/tempor
 import { loadConfig, type Config } from '../../core/config.js';
 import { startEmbeddedPostgres } from '../../core/db/embedded-postgres.js';
 import { applyMigrations } from '../../core/db/migrator.js';
-import { createPrisma, type PrismaClient } from '../../core/db/prisma.js';
+import { createDb, dbOf, type Db } from '../../core/db/db.js';
+import type { PrismaClient } from '../../core/db/prisma.js';
 import { createLogger, type Logger } from '../../core/logger.js';
 import { flushUsage } from '../../core/usage.js';
 import { PrismaClient as GeneratedPrismaClient } from '../../prisma/generated/client/client.js';
 import { createScratchDatabase } from './env.js';
 import { gqlClient, type GqlClient } from './graphql.js';
-
-/** A Prisma client the test made, with how to close it (a pool of its own, say). */
-export interface OwnedPrisma { prisma: PrismaClient; close(): Promise<void> }
 
 export interface TestAppOptions {
   /**
@@ -49,8 +47,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Where the app's logs go (default nowhere). */
   logger?: Logger;
-  /** Makes the app's Prisma client instead of `createPrisma(url, pool)` (pool limits, counting clients). */
-  prismaFor?: (dbUrl: string) => PrismaClient | OwnedPrisma | Promise<PrismaClient | OwnedPrisma>;
+  /** Makes the app's `Db` instead of `createDb(url, pool)` (pool limits, counting clients); its `close()` is called at the end. */
+  dbFor?: (dbUrl: string) => Db | Promise<Db>;
   /** Real Temporal launchers on the server at `address` instead of recording ones. */
   temporal?: { address: string };
   /** A task launcher of the test's own instead of the recording one. */
@@ -67,6 +65,9 @@ export interface TestApp {
   dbUrl: string;
   dataDir: string;
   config: Config;
+  /** The app's database. */
+  db: Db;
+  /** `db.prisma`, for tests reading and writing tables directly. */
   prisma: PrismaClient;
   /** The dependencies the app was built with. */
   deps: AppDeps;
@@ -81,14 +82,14 @@ export interface TestApp {
   /** Events the API asked to deliver again (recording webhook launcher). */
   redeliveries: { eventId: string; kind: string; accountId: number }[];
   /**
-   * A GraphQL server on the app's dependencies, `overrides` replacing some (another Prisma client,
+   * A GraphQL server on the app's dependencies, `overrides` replacing some (another `Db`,
    * no monitors, another config), served in-process through `yoga.fetch`: no port.
    */
   yoga(overrides?: Partial<GraphQLDeps>): GraphQLServer;
   /** A GraphQL client of the app's own yoga (in-process), authenticated as `auth` when given. */
   gql(auth?: { login?: string; key: string }): GqlClient;
   /**
-   * Another app on the same database (a Prisma client of its own, as another API process has),
+   * Another app on the same database (a `Db` of its own, as another API process has),
    * listening; closed with this one. `env` replaces the options' `env` over the test defaults
    * (real launchers then use its TEMPORAL_NAMESPACE); `logger` replaces the logger.
    */
@@ -150,14 +151,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     const pool = database === 'postgres' ? 10 : 1;
     const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', LIVE_BUDGET: '300ms', ...options.env });
     const logger = options.logger ?? createLogger('silent');
-    const made = options.prismaFor ? await options.prismaFor(dbUrl) : createPrisma(dbUrl, pool);
-    const owned: OwnedPrisma = 'close' in made && typeof made.close === 'function' && 'prisma' in made
-      ? made as OwnedPrisma
-      : { prisma: made as PrismaClient, close: async () => { try { await flushUsage(made as PrismaClient); } finally { await (made as PrismaClient).$disconnect(); } } };
+    const db = options.dbFor ? await options.dbFor(dbUrl) : createDb(dbUrl, pool);
     // As the API process does at shutdown: counters of the last second are written, not attempted
     // later on a closed pool (a database that is down has none to write).
-    cleanups.push(() => owned.close().catch((error: unknown) => { if (database !== 'down') throw error; }));
-    const prisma = owned.prisma;
+    cleanups.push(async () => {
+      try {
+        try { await flushUsage(db); } finally { await db.close(); }
+      } catch (error) {
+        if (database !== 'down') throw error;
+      }
+    });
 
     const rec = recorders();
     let connection: Connection | undefined;
@@ -173,7 +176,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (options.monitors === false) return { launcher, monitors: undefined, webhookLauncher };
       return { launcher, monitors: options.monitors ?? (client ? temporalMonitorLauncher(client, appConfig) : rec.monitors), webhookLauncher };
     };
-    const deps: AppDeps = { config, prisma, logger, ...launchersFor(config) };
+    const deps: AppDeps = { config, db, logger, ...launchersFor(config) };
     const koa = buildApp(deps);
     let url: string | undefined;
     if (options.listen !== false) {
@@ -188,17 +191,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         if (!url) throw new Error('this test app does not listen (listen: false); use gql() / yoga()');
         return url;
       },
-      dbUrl, dataDir, config, prisma, deps, koa,
+      dbUrl, dataDir, config, db, prisma: db.prisma, deps, koa,
       started: rec.started, webhookStarts: rec.webhookStarts, monitors: rec.calls, redeliveries: rec.redeliveries,
       yoga: makeYoga,
       gql: (auth) => gqlClient((ownYoga ??= makeYoga()), auth),
       async another(other = {}) {
-        const otherPrisma = createPrisma(dbUrl, pool);
+        const otherDb = createDb(dbUrl, pool);
         const otherConfig = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', LIVE_BUDGET: '300ms', ...(other.env ?? options.env) });
-        const otherKoa = buildApp({ ...deps, ...launchersFor(otherConfig), prisma: otherPrisma, config: otherConfig, logger: other.logger ?? logger });
+        const otherKoa = buildApp({ ...deps, ...launchersFor(otherConfig), db: otherDb, config: otherConfig, logger: other.logger ?? logger });
         const served = await listen(otherKoa);
         let closing: Promise<void> | undefined;
-        const close = () => (closing ??= (async () => { await closeServer(served.server); await flushUsage(otherPrisma); await otherPrisma.$disconnect(); })());
+        const close = () => (closing ??= (async () => { await closeServer(served.server); await flushUsage(otherDb); await otherDb.close(); })());
         // Closed before the main app's database and client.
         cleanups.push(close);
         return { url: served.url, koa: otherKoa, close };
@@ -212,11 +215,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 }
 
 /**
- * A Prisma client whose every SQL statement is recorded in `statements` (the pg clients of its
- * own pool are wrapped; driver adapters have no `$on('query')`). Pass it as `prismaFor`, or close
- * it yourself.
+ * A `Db` whose every SQL statement is recorded in `statements` (the pg clients of its own pool are
+ * wrapped; driver adapters have no `$on('query')`); the hot paths' SQL goes through its Prisma
+ * client too. Pass it as `dbFor`, or close it yourself (`close()` writes pending usage first).
  */
-export function countingPrisma(url: string): OwnedPrisma & { statements: string[] } {
+export function countingDb(url: string): Db & { statements: string[] } {
   const statements: string[] = [];
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   pool.on('connect', (client) => {
@@ -227,10 +230,10 @@ export function countingPrisma(url: string): OwnedPrisma & { statements: string[
       return query(...args);
     };
   });
-  const prisma = new GeneratedPrismaClient({ adapter: new PrismaPg(pool) });
+  const db = dbOf(new GeneratedPrismaClient({ adapter: new PrismaPg(pool) }));
   let closing: Promise<void> | undefined;
   return {
-    prisma, statements,
-    close: () => (closing ??= (async () => { await flushUsage(prisma); await prisma.$disconnect(); await pool.end().catch(() => undefined); })()),
+    ...db, statements,
+    close: () => (closing ??= (async () => { await flushUsage(db); await db.prisma.$disconnect(); await pool.end().catch(() => undefined); })()),
   };
 }

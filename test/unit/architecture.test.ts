@@ -16,7 +16,7 @@ const FOLDERS = ['api', 'core', 'worker', 'workflows', 'bench', 'replay', 'scrip
 /** The rules docs/architecture.md describes; each must be in the configuration. */
 const RULES = [
   'no-circular', 'core-domain-pure', 'workflows-deterministic', 'core-not-presentation', 'rest-and-graphql-independent', 'services-not-presentation',
-  'api-not-worker', 'worker-not-api', 'parser-no-browser', 'bench-not-test', 'source-not-test', 'dashboard-standalone', 'server-not-dashboard',
+  'api-not-worker', 'worker-not-api', 'db-made-in-core-db', 'parser-no-browser', 'bench-not-test', 'source-not-test', 'dashboard-standalone', 'server-not-dashboard',
 ];
 
 /** `rule: from → to` (a cycle as its whole path), one violation per line. */

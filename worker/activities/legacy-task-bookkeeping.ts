@@ -6,18 +6,18 @@
  * (the steps and the visibility query that shows when it is safe are in
  * workflows/legacy-product-task.ts).
  */
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js';
 
-export function createLegacyTaskActivities({ prisma }: { prisma: PrismaClient }) {
+export function createLegacyTaskActivities({ db }: { db: Db }) {
   return {
     /** Marks the task running. */
     async markTaskRunning(input: { taskId: string }): Promise<void> {
-      await markTaskRunning(prisma, input.taskId);
+      await markTaskRunning(db, input.taskId);
     },
     /** Completes the task; returns the task's final status code (20000 or 40402). */
     async completeTask(input: { taskId: string; observationId: string }): Promise<number> {
-      return (await finishTaskFromObservation(prisma, input.taskId, BigInt(input.observationId))).statusCode;
+      return (await finishTaskFromObservation(db, input.taskId, BigInt(input.observationId))).statusCode;
     },
   };
 }

@@ -5,7 +5,7 @@
  * settings they need from the configuration.
  */
 import { Context } from '@temporalio/activity';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import type { Logger } from '../../core/logger.js';
 import { purgeExpiredData } from '../../core/retention.js';
 import { reconcileTasks } from '../../core/task-reconciler.js';
@@ -14,7 +14,7 @@ import type { ReconcileReport, RetentionReport } from '../../core/domain/mainten
 
 /** What the maintenance activities need: `liveBudgetMs` is LIVE_BUDGET, `retentionDays` RETENTION_DAYS. */
 export interface MaintenanceDeps {
-  prisma: PrismaClient;
+  db: Db;
   logger: Logger;
   workflows: TaskWorkflows;
   liveBudgetMs: number;
@@ -27,11 +27,11 @@ export function createMaintenanceActivities(deps: MaintenanceDeps) {
   return {
     /** One run of the task reconciler: starts or refunds charged tasks nothing will finish. */
     async reconcileTasks(): Promise<ReconcileReport> {
-      return reconcileTasks({ prisma: deps.prisma, workflows: deps.workflows, logger: deps.logger.child({ component: 'task-reconciler' }), liveBudgetMs: deps.liveBudgetMs });
+      return reconcileTasks({ db: deps.db, workflows: deps.workflows, logger: deps.logger.child({ component: 'task-reconciler' }), liveBudgetMs: deps.liveBudgetMs });
     },
     /** One run of the retention purge; heartbeats after every batch. */
     async purgeExpiredData(): Promise<RetentionReport> {
-      const report = await purgeExpiredData(deps.prisma, { retentionDays: deps.retentionDays, observationRetentionDays: deps.observationRetentionDays, onBatch: () => Context.current().heartbeat() });
+      const report = await purgeExpiredData(deps.db, { retentionDays: deps.retentionDays, observationRetentionDays: deps.observationRetentionDays, onBatch: () => Context.current().heartbeat() });
       deps.logger.info({ component: 'retention', ...report }, 'retention purge finished');
       return report;
     },

@@ -5,30 +5,30 @@
  * core/monitoring-runs.ts and core/subscriptions.ts.
  */
 import { monitoringDeliveries } from '../../core/metrics.js';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { refundMonitoringRun, startMonitoringRun } from '../../core/monitoring-runs.js';
 import { deliverObservation, subscriptionState } from '../../core/subscriptions.js';
 import type { DeliveryOutcome, MonitoringRunStart, RunRefund, StartMonitoringRunInput, SubscriptionState } from '../../core/domain/subscription-messages.js';
 
-export function createMonitoringActivities({ prisma }: { prisma: PrismaClient }) {
+export function createMonitoringActivities({ db }: { db: Db }) {
   return {
     /** The subscription's status as stored (`deleted` once its row is gone). */
     async getSubscriptionStatus(input: { subscriptionId: number }): Promise<SubscriptionState> {
-      return subscriptionState(prisma, input.subscriptionId);
+      return subscriptionState(db, input.subscriptionId);
     },
     /** Starts a monitoring run: checks the subscription and its account, and reserves the price when asked. */
     async startMonitoringRun(input: StartMonitoringRunInput): Promise<MonitoringRunStart> {
-      return startMonitoringRun(prisma, input);
+      return startMonitoringRun(db, input);
     },
     /** Refunds a reserved run whose page was not read (`refunded`, `delivered` when it was, `none`). */
     async refundMonitoringRun(input: { runKey: string }): Promise<RunRefund> {
-      const outcome = await refundMonitoringRun(prisma, input);
+      const outcome = await refundMonitoringRun(db, input);
       if (outcome === 'refunded') monitoringDeliveries.inc({ outcome: 'refunded' });
       return outcome;
     },
     /** Charges the monitoring price for an observation read for the subscription (see `deliverObservation`). */
     async deliverMonitoringObservation(input: { subscriptionId: number; observationId: string }): Promise<DeliveryOutcome> {
-      const outcome = await deliverObservation(prisma, { subscriptionId: input.subscriptionId, observationId: BigInt(input.observationId) });
+      const outcome = await deliverObservation(db, { subscriptionId: input.subscriptionId, observationId: BigInt(input.observationId) });
       monitoringDeliveries.inc({ outcome });
       return outcome;
     },

@@ -6,7 +6,7 @@
  */
 import { Context, ApplicationFailure, type Info } from '@temporalio/activity';
 import type { Logger } from '../../core/logger.js';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import { canonicalProductUrl, resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { storeObservation } from '../../core/observations.js';
 import { MonitoringRunError, monitoringRunRead, storeMonitoringObservation } from '../../core/monitoring-runs.js';
@@ -26,7 +26,7 @@ import type { RecordedChanges } from '../../core/alerts.js';
 export type ProductPageSource = PageSource;
 
 export interface ProductReadDeps {
-  prisma: PrismaClient;
+  db: Db;
   source: ProductPageSource;
   /** The sessions and proxies reads go out with. */
   identities: SourceIdentities;
@@ -73,7 +73,7 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  * outcome, so a read that succeeded on a retry counts as a success; a failure to record never
  * fails the read.
  */
-export function createProductReadActivities({ prisma, source, identities, sourceAttempts, logger, webhookSchedule }: ProductReadDeps) {
+export function createProductReadActivities({ db, source, identities, sourceAttempts, logger, webhookSchedule }: ProductReadDeps) {
   /** The read result's `changes`: the recorded change events with their delivery schedule. */
   const changesOf = (changes: RecordedChanges | null): Pick<ReadProductResult, 'changes'> => (changes
     ? { changes: { ...changes, retryDelaysMs: [...webhookSchedule.retryDelaysMs], timeoutMs: webhookSchedule.timeoutMs } }
@@ -99,7 +99,7 @@ export function createProductReadActivities({ prisma, source, identities, source
         ? { subscriptionId: input.subscriptionId, runKey: input.monitoringRun }
         : undefined;
       if (run) {
-        const read = await closedRunToFailure(() => monitoringRunRead(prisma, run));
+        const read = await closedRunToFailure(() => monitoringRunRead(db, run));
         if (read.state === 'read') {
           const status = read.status as ReadProductResult['status'];
           return { observationId: read.observationId.toString(), status, delivery: status === 'not_found' ? 'free' : 'charged', ...changesOf(read.changes) };
@@ -107,11 +107,11 @@ export function createProductReadActivities({ prisma, source, identities, source
       }
       const ctx = Context.current();
       // Informational, so it runs beside the page load; it lands before the task is completed.
-      const running = taskId ? markTaskRunning(prisma, taskId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'could not mark the task running')) : undefined;
+      const running = taskId ? markTaskRunning(db, taskId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'could not mark the task running')) : undefined;
       const heartbeat = setInterval(() => ctx.heartbeat(), 2_000);
       const fetchStart = performance.now();
       let fetchMs: number | undefined;
-      const record = (outcome: SourceReadOutcome) => recordSourceRead({ prisma, logger }, { marketplace: marketplace.code, outcome, durationMs: fetchMs });
+      const record = (outcome: SourceReadOutcome) => recordSourceRead({ db, logger }, { marketplace: marketplace.code, outcome, durationMs: fetchMs });
       let read: IdentityRead;
       try {
         read = await readWithIdentities(
@@ -145,13 +145,13 @@ export function createProductReadActivities({ prisma, source, identities, source
         const finish = async (product: Product, outcome: SourceReadOutcome): Promise<ReadProductResult> => {
           const storeStart = performance.now();
           if (run) {
-            const [stored] = await Promise.all([closedRunToFailure(() => storeMonitoringObservation(prisma, { ...run, product })), record(outcome)]);
+            const [stored] = await Promise.all([closedRunToFailure(() => storeMonitoringObservation(db, { ...run, product })), record(outcome)]);
             monitoringDeliveries.inc({ outcome: stored.delivery });
             timings.storeMs = Math.round(performance.now() - storeStart);
             return { observationId: stored.observationId.toString(), status: product.status, delivery: stored.delivery, attempts, ...changesOf(stored.changes) };
           }
-          const [id] = await Promise.all([storeObservation(prisma, product, input.subscriptionId), record(outcome), running]);
-          const statusCode = taskId ? (await finishTaskFromObservation(prisma, taskId, id)).statusCode : undefined;
+          const [id] = await Promise.all([storeObservation(db, product, input.subscriptionId), record(outcome), running]);
+          const statusCode = taskId ? (await finishTaskFromObservation(db, taskId, id)).statusCode : undefined;
           timings.storeMs = Math.round(performance.now() - storeStart);
           return { observationId: id.toString(), status: product.status, ...(statusCode === undefined ? {} : { statusCode }), attempts };
         };

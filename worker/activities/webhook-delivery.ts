@@ -13,7 +13,7 @@
  */
 import { webhookAttempts } from '../../core/metrics.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { PrismaClient } from '../../core/db/prisma.js';
+import type { Db } from '../../core/db/db.js';
 import type { Logger } from '../../core/logger.js';
 import { taskGetEnvelope } from '../../api/rest/envelope/task-get.js';
 import { taskGetViewOf } from '../../core/task-reads.js';
@@ -28,7 +28,7 @@ import type { DeliverWebhookInput, DeliverWebhookResult, TaskWebhookKind, Webhoo
 import { AccountSlots } from './webhook-account-slots.js';
 
 export interface WebhookDeliveryDeps {
-  prisma: PrismaClient;
+  db: Db;
   logger: Logger;
   webhooks: {
     /** WEBHOOK_ALLOWLIST entries (`host` or `host:port`). */
@@ -49,7 +49,7 @@ export interface WebhookDeliveryDeps {
 /** The error type of an attempt that failed for a reason of its own: a failed attempt, never retried by Temporal. */
 const ATTEMPT_ERROR = 'WebhookAttemptError';
 
-export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: WebhookDeliveryDeps) {
+export function createWebhookDeliveryActivities({ db, logger, webhooks }: WebhookDeliveryDeps) {
   const dns = dnsResolver();
   const resolverFor = (allowlisted: boolean) => webhooks.resolve ?? (allowlisted ? systemResolver : dns);
   const ports = webhooks.ports ?? DEFAULT_WEBHOOK_PORTS;
@@ -68,14 +68,14 @@ export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: We
 
   /** A task's postback or pingback; null when the task or its URL of that kind is gone. */
   async function taskDelivery(taskId: string, kind: TaskWebhookKind, eventId: string | undefined, startedAt: number): Promise<Delivery | null> {
-    const task = await prisma.task.findUnique({
+    const task = await db.prisma.task.findUnique({
       where: { id: taskId },
       include: { observation: { include: OBSERVATION_INCLUDE }, account: { select: { webhookSecret: true, disabled: true } } },
     });
     const configured = kind === 'postback' ? task?.postbackUrl : task?.pingbackUrl;
     if (!task || !configured) return null;
     return {
-      eventId: eventId ?? (await taskEventId(prisma, task, kind, configured)),
+      eventId: eventId ?? (await taskEventId(db, task, kind, configured)),
       kind, taskId: task.id, accountId: task.accountId, account: task.account,
       target: kind === 'pingback' ? expandPingbackUrl(configured, task) : configured,
       body: kind === 'postback' ? JSON.stringify(taskGetEnvelope(taskGetViewOf(task), startedAt)) : undefined,
@@ -85,7 +85,7 @@ export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: We
   /** What the attempt delivers: the task's webhook of its kind, or the stored event (a change event's body as recorded). */
   async function deliveryOf(input: DeliverWebhookInput, startedAt: number): Promise<Delivery | null> {
     if (input.eventId === undefined) return input.taskId !== undefined && input.kind !== 'change' ? taskDelivery(input.taskId, input.kind, undefined, startedAt) : null;
-    const event = await storedEvent(prisma, input.eventId);
+    const event = await storedEvent(db, input.eventId);
     if (!event) return null;
     if (event.kind !== 'change') return event.taskId ? taskDelivery(event.taskId, event.kind as TaskWebhookKind, event.id, startedAt) : null;
     if (!event.url || event.body === null) return null;
@@ -124,7 +124,7 @@ export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: We
     const durationMs = Math.round(performance.now() - sentAt);
     const url = (verdict.ok ? verdict.url.href : target).slice(0, MAX_WEBHOOK_URL_LENGTH);
     const retried = result.outcome === 'failed' && input.retryInMs !== undefined;
-    await recordAttempt(prisma, {
+    await recordAttempt(db, {
       taskId: delivery.taskId, eventId: delivery.eventId, accountId: delivery.accountId, kind: delivery.kind, url, attempt: input.attempt,
       outcome: result.outcome, httpStatus: result.httpStatus, durationMs, error: result.error,
       nextRetryAt: retried ? new Date(Date.now() + input.retryInMs!) : null, redelivery: input.redelivery === true,
@@ -147,8 +147,8 @@ export function createWebhookDeliveryActivities({ prisma, logger, webhooks }: We
         // The account's share is checked before anything else: an attempt that has to wait costs
         // no database query (deliveries started before the account was carried look it up).
         const accountId = input.accountId ?? (input.eventId !== undefined
-          ? (await prisma.webhookEvent.findUnique({ where: { id: input.eventId }, select: { accountId: true } }))?.accountId
-          : (await prisma.task.findUnique({ where: { id: input.taskId }, select: { accountId: true } }))?.accountId);
+          ? (await db.prisma.webhookEvent.findUnique({ where: { id: input.eventId }, select: { accountId: true } }))?.accountId
+          : (await db.prisma.task.findUnique({ where: { id: input.taskId }, select: { accountId: true } }))?.accountId);
         if (accountId !== undefined) {
           release = slots.tryAcquire(accountId);
           if (!release) {

@@ -118,7 +118,7 @@ const AccountRef = builder.objectRef<AccountShape>('Account').implement({
         const query: Record<string, unknown> = {};
         if (args.from !== undefined && args.from !== null) query.date_from = args.from;
         if (args.to !== undefined && args.to !== null) query.date_to = args.to;
-        const outcome = metered(ctx, await usage(ctx.prisma, requireAccount(ctx), query));
+        const outcome = metered(ctx, await usage(ctx.db, requireAccount(ctx), query));
         return outcome.tasks[0]!.result![0] as UsageReportShape;
       },
     }),
@@ -134,7 +134,7 @@ builder.queryFields((t) => ({
     complexity: 5,
     resolve: async (_root, _args, ctx) => {
       const account = requireAccount(ctx);
-      const outcome = metered(ctx, await userData(ctx.prisma, account));
+      const outcome = metered(ctx, await userData(ctx.db, account));
       return { id: account.id, ...(outcome.tasks[0]!.result![0] as Omit<AccountShape, 'id'>) };
     },
   }),

@@ -15,7 +15,6 @@ import { DomainError } from '../../../core/errors.js';
 import { changeEventsPage, deliveryLog, redeliverEvent, type RedeliveryObject } from '../../../core/services/webhook-log.js';
 import { decodeChangeCursor, decodeDeliveryCursor, encodeChangeCursor, encodeDeliveryCursor } from '../../../core/validation/webhook-log.js';
 import { listChangeEvents, type ChangeEventObject, type ChangeEventPage, type ChangeEventRows, type DeliveryAttemptObject } from '../../../core/webhook-events.js';
-import { RedeliveryLimits } from '../../../core/webhooks/redelivery-limits.js';
 import { builder, connectionComplexity, CONNECTION_SIZE } from '../builder.js';
 import { requireAccount, type GraphQLContext } from '../context.js';
 import { PriceRef } from './product.js';
@@ -114,7 +113,7 @@ const rulesLoader = (ctx: GraphQLContext) => {
   let loader = ruleLoaders.get(ctx);
   if (!loader) {
     loader = new DataLoader(async (ids) => {
-      const rules = await alertRulesOf(ctx.prisma, [...ids]);
+      const rules = await alertRulesOf(ctx.db.prisma, [...ids]);
       return ids.map((id) => rules.get(id) ?? []);
     });
     ruleLoaders.set(ctx, loader);
@@ -137,7 +136,7 @@ const eventsLoader = (ctx: GraphQLContext) => {
       }
       const pages = new Map<string, ChangeEventRows>();
       for (const [shape, { page, ids }] of groups) {
-        for (const [id, rows] of await listChangeEvents(ctx.prisma, ids, page)) pages.set(`${id}|${shape}`, rows);
+        for (const [id, rows] of await listChangeEvents(ctx.db, ids, page)) pages.set(`${id}|${shape}`, rows);
       }
       return keys.map(({ subscriptionId, page }) => pages.get(`${subscriptionId}|${shapeOf(page)}`)!);
     }, { cacheKeyFn: ({ subscriptionId, page }) => `${subscriptionId}|${shapeOf(page)}` });
@@ -145,9 +144,6 @@ const eventsLoader = (ctx: GraphQLContext) => {
   }
   return loader;
 };
-
-/** Redelivery limits per Prisma client (one per API process). */
-const limitsByClient = new WeakMap<object, RedeliveryLimits>();
 
 /** The page size of a forward connection; `last` / `before` are refused with 40501 (these lists page forward only). */
 function forwardPage(args: { first?: number | null; last?: number | null; before?: string | null }): number {
@@ -197,7 +193,7 @@ builder.queryFields((t) => ({
       const limit = forwardPage(args);
       const before = args.after ? decodeDeliveryCursor(args.after) : undefined;
       if (before === null) throw DomainError.invalidField('after');
-      const page = await deliveryLog(ctx.prisma, requireAccount(ctx).id, { limit, ...(before !== undefined ? { before } : {}), ...(args.kind ? { kind: args.kind } : {}) });
+      const page = await deliveryLog(ctx.db, requireAccount(ctx).id, { limit, ...(before !== undefined ? { before } : {}), ...(args.kind ? { kind: args.kind } : {}) });
       return connectionOf(page.deliveries, (d) => encodeDeliveryCursor(d.id), page.next_cursor !== null, args.after);
     },
   }),
@@ -211,9 +207,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const account = requireAccount(ctx);
       if (!ctx.deps.webhookLauncher) throw new Error('redeliverWebhook needs a WebhookLauncher (AppDeps.webhookLauncher)');
-      let limits = limitsByClient.get(ctx.prisma);
-      if (!limits) limitsByClient.set(ctx.prisma, (limits = new RedeliveryLimits(ctx.prisma)));
-      return redeliverEvent({ prisma: ctx.prisma, webhooks: ctx.deps.webhookLauncher, limits }, account.id, String(args.eventId));
+      return redeliverEvent({ db: ctx.db, webhooks: ctx.deps.webhookLauncher, limits: ctx.redeliveryLimits }, account.id, String(args.eventId));
     },
   }),
 }));

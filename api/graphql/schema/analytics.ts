@@ -162,7 +162,7 @@ async function read<T>(ctx: GraphQLContext, product: ProductAnalytics, load: () 
   } catch (error) {
     if (!product.refunded) {
       product.refunded = true;
-      await credit(ctx.prisma, { accountId: product.account.id, amount: product.cost, kind: 'refund', taskId: product.taskId, note: 'graphql product failed' })
+      await credit(ctx.db.prisma, { accountId: product.account.id, amount: product.cost, kind: 'refund', taskId: product.taskId, note: 'graphql product failed' })
         .catch((err: unknown) => ctx.deps.logger.error({ err, taskId: product.taskId }, 'could not refund a failed product read'));
       ctx.meter.cost = fromMicros(toMicros(ctx.meter.cost) - toMicros(product.cost));
     }

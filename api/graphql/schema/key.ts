@@ -63,7 +63,7 @@ builder.mutationFields((t) => ({
     extensions: { rateLimitTasks: 1 } satisfies RootFieldPolicy,
     resolve: async (_root, args, ctx) => {
       const element = args.label === undefined ? {} : { label: args.label };
-      const outcome = metered(ctx, await createKeys(ctx.prisma, requireAccount(ctx), [element]));
+      const outcome = metered(ctx, await createKeys(ctx.db, requireAccount(ctx), [element]));
       return outcome.tasks[0]!;
     },
   }),
@@ -72,7 +72,7 @@ builder.mutationFields((t) => ({
     description: 'Revokes one of the caller\'s active keys by id; effective on the very next request (40101).',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const outcome = metered(ctx, await revokeKey(ctx.prisma, requireAccount(ctx), String(args.id)));
+      const outcome = metered(ctx, await revokeKey(ctx.db, requireAccount(ctx), String(args.id)));
       return outcome.tasks[0]!;
     },
   }),

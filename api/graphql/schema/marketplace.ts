@@ -4,7 +4,6 @@
  * per marketplace (GET /v1/appendix/status): the same service, api/services/status.ts, answers both.
  */
 import { marketplaceRows } from '../../../core/marketplaces.js';
-import { cachedMarketplaceStatuses } from '../../services/status.js';
 import { builder, IN_MEMORY_LIST, type RootFieldPolicy } from '../builder.js';
 
 type MarketplaceRow = ReturnType<typeof marketplaceRows>[number];
@@ -61,7 +60,7 @@ builder.queryFields((t) => ({
     extensions: { public: true } satisfies RootFieldPolicy,
     resolve: async (_root, _args, ctx) => {
       const rows = new Map(marketplaceRows().map((m) => [m.code, m]));
-      return (await cachedMarketplaceStatuses(ctx.prisma)).map((s) => ({
+      return (await ctx.statuses.get()).map((s) => ({
         marketplace: rows.get(s.marketplace)!,
         available: s.available,
         status: s.status,

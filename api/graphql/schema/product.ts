@@ -166,7 +166,7 @@ builder.queryFields((t) => ({
       const first = args.first ?? OBSERVED_PAGE.default;
       if (!Number.isInteger(first) || first < 1 || first > OBSERVED_PAGE.max) throw DomainError.invalidField('first');
       if (args.search && (args.search.length > SEARCH_MAX || !isStorableText(args.search))) throw DomainError.invalidField('search');
-      const rows = await observedProducts(ctx.prisma, account.id, { first, ...(args.search ? { search: args.search } : {}) });
+      const rows = await observedProducts(ctx.db, account.id, { first, ...(args.search ? { search: args.search } : {}) });
       return rows;
     },
   }),

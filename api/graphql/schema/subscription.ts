@@ -100,8 +100,8 @@ builder.queryFields((t) => ({
     },
     complexity: connectionComplexity,
     extensions: { cursorValue: (id) => subscriptionId.safeParse(id).success } satisfies CursorPolicy,
-    resolve: (query, _root, args, ctx) => ctx.prisma.subscription.findMany({ ...query, where: subscriptionWhere(ctx, args), orderBy: { id: 'asc' } }),
-    totalCount: (_connection, args, ctx) => ctx.prisma.subscription.count({ where: subscriptionWhere(ctx, args) }),
+    resolve: (query, _root, args, ctx) => ctx.db.prisma.subscription.findMany({ ...query, where: subscriptionWhere(ctx, args), orderBy: { id: 'asc' } }),
+    totalCount: (_connection, args, ctx) => ctx.db.prisma.subscription.count({ where: subscriptionWhere(ctx, args) }),
   }),
 }));
 

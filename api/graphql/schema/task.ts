@@ -91,8 +91,8 @@ builder.queryFields((t) => ({
     },
     complexity: connectionComplexity,
     extensions: { cursorValue: (id) => typeof id === 'string' && isUuid(id) } satisfies CursorPolicy,
-    resolve: (query, _root, args, ctx) => ctx.prisma.task.findMany({ ...query, where: taskWhere(ctx, args), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
-    totalCount: (_connection, args, ctx) => ctx.prisma.task.count({ where: taskWhere(ctx, args) }),
+    resolve: (query, _root, args, ctx) => ctx.db.prisma.task.findMany({ ...query, where: taskWhere(ctx, args), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+    totalCount: (_connection, args, ctx) => ctx.db.prisma.task.count({ where: taskWhere(ctx, args) }),
   }),
   task: t.prismaField({
     type: 'Task',
@@ -103,7 +103,7 @@ builder.queryFields((t) => ({
       const account = requireAccount(ctx);
       const id = String(args.id).toLowerCase();
       if (!isUuid(id)) return null;
-      return ctx.prisma.task.findFirst({ ...query, where: { id, accountId: account.id, expiresAt: { gt: new Date() } } });
+      return ctx.db.prisma.task.findFirst({ ...query, where: { id, accountId: account.id, expiresAt: { gt: new Date() } } });
     },
   }),
 }));

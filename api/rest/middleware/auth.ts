@@ -6,7 +6,7 @@
  * request-level 401 (core/authentication.ts).
  */
 import type { Middleware } from 'koa';
-import type { PrismaClient } from '../../../core/db/prisma.js';
+import type { Db } from '../../../core/db/db.js';
 import { DomainError } from '../../../core/errors.js';
 import { resolveAccount } from '../../../core/authentication.js';
 import type { AccountRateLimits } from '../../../core/rate-limits.js';
@@ -16,9 +16,9 @@ import type { AppState } from '../context.js';
  * Requires authentication (40100 without a header), then counts the request against the
  * account's rate limits when `rateLimits` is given (429 / 40202 before anything is charged).
  */
-export function requireAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits): Middleware<AppState> {
+export function requireAuth(db: Db, rateLimits?: AccountRateLimits): Middleware<AppState> {
   return async (ctx, next) => {
-    const account = await resolveAccount(prisma, ctx.get('authorization') || undefined, rateLimits, ctx.request.json);
+    const account = await resolveAccount(db, ctx.get('authorization') || undefined, rateLimits, ctx.request.json);
     if (!account) throw new DomainError('AUTH_FAILED');
     ctx.state.account = account;
     await next();
@@ -26,9 +26,9 @@ export function requireAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits
 }
 
 /** Optional authentication: a key, when sent, must be valid, and the call is metered and rate limited. */
-export function optionalAuth(prisma: PrismaClient, rateLimits?: AccountRateLimits): Middleware<AppState> {
+export function optionalAuth(db: Db, rateLimits?: AccountRateLimits): Middleware<AppState> {
   return async (ctx, next) => {
-    ctx.state.account = await resolveAccount(prisma, ctx.get('authorization') || undefined, rateLimits, ctx.request.json);
+    ctx.state.account = await resolveAccount(db, ctx.get('authorization') || undefined, rateLimits, ctx.request.json);
     await next();
   };
 }

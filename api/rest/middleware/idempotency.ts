@@ -9,7 +9,7 @@
  * Storage: core/idempotency.ts.
  */
 import { createHash } from 'node:crypto';
-import type { PrismaClient } from '../../../core/db/prisma.js';
+import type { Db } from '../../../core/db/db.js';
 import { DomainError } from '../../../core/errors.js';
 import { HttpError } from '../http-error.js';
 import { completeIdempotentRequest, releaseIdempotencyKey, reserveIdempotencyKey } from '../../../core/idempotency.js';
@@ -48,7 +48,7 @@ function requestHash(endpoint: string, body: unknown): string {
  */
 export async function answerIdempotently(
   ctx: AppContext,
-  deps: { prisma: PrismaClient; logger: Logger; rateLimits?: AccountRateLimits },
+  deps: { db: Db; logger: Logger; rateLimits?: AccountRateLimits },
   endpoint: string,
   answer: () => Promise<JsonAnswer>,
   request: unknown = ctx.request.json,
@@ -59,7 +59,7 @@ export async function answerIdempotently(
   const key = Array.isArray(header) ? '' : header;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw DomainError.invalidField(IDEMPOTENCY_HEADER);
   const ids = { accountId: account.id, key };
-  const found = await reserveIdempotencyKey(deps.prisma, { ...ids, requestHash: requestHash(endpoint, request) });
+  const found = await reserveIdempotencyKey(deps.db, { ...ids, requestHash: requestHash(endpoint, request) });
   if (found.kind === 'mismatch') {
     throw new HttpError('BAD_REQUEST', { httpStatus: 409, message: `Bad Request. This ${IDEMPOTENCY_HEADER} was already used with another request (endpoint or body) in the last 24 hours.` });
   }
@@ -80,13 +80,13 @@ export async function answerIdempotently(
   try {
     result = await answer();
   } catch (error) {
-    await releaseIdempotencyKey(deps.prisma, ids).catch((err: unknown) => deps.logger.error({ err, key }, 'could not free an Idempotency-Key'));
+    await releaseIdempotencyKey(deps.db, ids).catch((err: unknown) => deps.logger.error({ err, key }, 'could not free an Idempotency-Key'));
     throw error;
   }
   // Koa sends an object body as JSON.stringify(body): the stored text is those very bytes.
   const response = JSON.stringify(result.body);
   try {
-    await completeIdempotentRequest(deps.prisma, { ...ids, httpStatus: result.status, response });
+    await completeIdempotentRequest(deps.db, { ...ids, httpStatus: result.status, response });
   } catch (error) {
     // The key stays reserved (409 in progress for 24 hours) rather than let a retry pay again.
     deps.logger.error({ err: error, key }, 'could not store the response of an Idempotency-Key');

@@ -12,7 +12,7 @@
  * second: metering costs no database statement on the request path.
  */
 import type { Middleware } from 'koa';
-import type { PrismaClient } from '../../../core/db/prisma.js';
+import type { Db } from '../../../core/db/db.js';
 import type { Logger } from '../../../core/logger.js';
 import { recordUsage } from '../../../core/usage.js';
 import type { AppState } from '../context.js';
@@ -43,13 +43,13 @@ function isEnvelope(body: unknown): body is { tasks_count: number; cost: number 
  * Koa middleware placed right after the error-envelope middleware so it wraps every router.
  * A failure to write the counters is logged (with `deps.logger`) and never changes a response.
  */
-export function metering(deps: { prisma: PrismaClient; logger: Logger }): Middleware<AppState> {
+export function metering(deps: { db: Db; logger: Logger }): Middleware<AppState> {
   return async (ctx, next) => {
     const record = (tasks: number, cost: number, name?: string) => {
       const account = ctx.state.account;
       if (!account) return;
       const endpoint = name ?? endpointName((ctx as { _matchedRoute?: unknown })._matchedRoute, ctx.path);
-      void recordUsage(deps.prisma, { accountId: account.id, endpoint, tasks, cost }, deps.logger);
+      void recordUsage(deps.db, { accountId: account.id, endpoint, tasks, cost }, deps.logger);
     };
     try {
       await next();

@@ -16,7 +16,7 @@ import { sendBatchExport, sendHistoryExport } from '../exports.js';
 import { requireAuth } from '../middleware/auth.js';
 import { answerIdempotently } from '../middleware/idempotency.js';
 import type { Logger } from '../../../core/logger.js';
-import type { PrismaClient } from '../../../core/db/prisma.js';
+import type { Db } from '../../../core/db/db.js';
 import { renderEnvelope } from '../envelope/envelope.js';
 
 /**
@@ -24,7 +24,7 @@ import { renderEnvelope } from '../envelope/envelope.js';
  * anything is charged), then runs it under the Idempotency-Key rules of task_post, the upload
  * identified by its SHA-256.
  */
-export async function bulkUpload(ctx: AppContext, deps: BulkDeps, idempotency: { prisma: PrismaClient; logger: Logger; rateLimits?: AccountRateLimits }): Promise<void> {
+export async function bulkUpload(ctx: AppContext, deps: BulkDeps, idempotency: { db: Db; logger: Logger; rateLimits?: AccountRateLimits }): Promise<void> {
   const format = bulkFormatOf(ctx.get('content-type'))!;
   const length = ctx.get('content-length');
   const upload = await spoolUpload(ctx.req, format, length ? Number(length) : undefined);
@@ -41,7 +41,7 @@ export async function bulkUpload(ctx: AppContext, deps: BulkDeps, idempotency: {
 
 export function analyticsRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLimits): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/retail/product' });
-  router.use(requireAuth(deps.prisma, rateLimits));
+  router.use(requireAuth(deps.db, rateLimits));
 
   router.post('/stats', async (ctx) => {
     ctx.body = renderEnvelope(await stats(deps, ctx.state.account!, ctx.request.json), ctx.state.startedAt);

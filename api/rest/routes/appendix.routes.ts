@@ -5,7 +5,7 @@
  * (api/services/status.ts).
  */
 import { Router } from '@koa/router';
-import type { PrismaClient } from '../../../core/db/prisma.js';
+import type { Db } from '../../../core/db/db.js';
 import type { AccountRateLimits } from '../../../core/rate-limits.js';
 import { newTaskId } from '../../../core/ids.js';
 import { marketplaceRows } from '../../../core/marketplaces.js';
@@ -14,7 +14,8 @@ import type { AppState } from '../context.js';
 import { envelope, taskObject, type Envelope, renderEnvelope } from '../envelope/envelope.js';
 import { optionalAuth, requireAuth } from '../middleware/auth.js';
 import { createKeys, revokeKey } from '../../services/api-keys.js';
-import { cachedMarketplaceStatuses } from '../../services/status.js';
+import type { IntervalCache } from '../../../core/interval-cache.js';
+import { cachedMarketplaceStatuses, type MarketplaceStatusRow } from '../../services/status.js';
 import { usage } from '../../services/usage.js';
 import { userData } from '../../services/user-data.js';
 
@@ -30,29 +31,32 @@ export function statusCodeRows() {
   return Object.values(STATUS_CODES).map((row) => ({ ...row }));
 }
 
-/** The appendix router; `rateLimits`, when given, applies the per-account limits to authenticated calls. */
-export function appendixRoutes(deps: { prisma: PrismaClient }, rateLimits?: AccountRateLimits): Router<AppState> {
+/**
+ * The appendix router; `rateLimits`, when given, applies the per-account limits to authenticated
+ * calls; `statuses` is the app's marketplace-status cache (shared with GraphQL), else its own.
+ */
+export function appendixRoutes(deps: { db: Db }, rateLimits?: AccountRateLimits, statuses: IntervalCache<MarketplaceStatusRow[]> = cachedMarketplaceStatuses(deps.db)): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/appendix' });
-  const auth = requireAuth(deps.prisma, rateLimits);
-  const maybeAuth = optionalAuth(deps.prisma, rateLimits);
+  const auth = requireAuth(deps.db, rateLimits);
+  const maybeAuth = optionalAuth(deps.db, rateLimits);
 
   router.get('/user_data', auth, async (ctx) => {
-    ctx.body = renderEnvelope(await userData(deps.prisma, ctx.state.account!), ctx.state.startedAt);
+    ctx.body = renderEnvelope(await userData(deps.db, ctx.state.account!), ctx.state.startedAt);
   });
   router.get('/usage', auth, async (ctx) => {
-    ctx.body = renderEnvelope(await usage(deps.prisma, ctx.state.account!, ctx.query), ctx.state.startedAt);
+    ctx.body = renderEnvelope(await usage(deps.db, ctx.state.account!, ctx.query), ctx.state.startedAt);
   });
   router.post('/keys', auth, async (ctx) => {
-    ctx.body = renderEnvelope(await createKeys(deps.prisma, ctx.state.account!, ctx.request.json), ctx.state.startedAt);
+    ctx.body = renderEnvelope(await createKeys(deps.db, ctx.state.account!, ctx.request.json), ctx.state.startedAt);
   });
   router.delete('/keys/:key_id', auth, async (ctx) => {
-    ctx.body = renderEnvelope(await revokeKey(deps.prisma, ctx.state.account!, ctx.params.key_id), ctx.state.startedAt);
+    ctx.body = renderEnvelope(await revokeKey(deps.db, ctx.state.account!, ctx.params.key_id), ctx.state.startedAt);
   });
   router.get('/marketplaces', maybeAuth, async (ctx) => {
     ctx.body = listing('marketplaces', marketplaceRows(), ctx.state.startedAt);
   });
   router.get('/status', maybeAuth, async (ctx) => {
-    ctx.body = listing('status', await cachedMarketplaceStatuses(deps.prisma), ctx.state.startedAt);
+    ctx.body = listing('status', await statuses.get(), ctx.state.startedAt);
   });
   router.get('/errors', maybeAuth, async (ctx) => {
     ctx.body = listing('errors', statusCodeRows(), ctx.state.startedAt);

@@ -12,7 +12,7 @@ import { renderEnvelope } from '../envelope/envelope.js';
 /** `deps.monitors` is required by these routes (api/server.ts always provides it). */
 export function monitoringRoutes(deps: Omit<MonitoringDeps, 'monitors'> & { monitors?: MonitorLauncher }, rateLimits?: AccountRateLimits): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/retail/monitoring' });
-  router.use(requireAuth(deps.prisma, rateLimits));
+  router.use(requireAuth(deps.db, rateLimits));
   const withMonitors = (): MonitoringDeps => {
     if (!deps.monitors) throw new Error('the monitoring routes need a MonitorLauncher (AppDeps.monitors)');
     return { ...deps, monitors: deps.monitors };

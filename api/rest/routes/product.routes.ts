@@ -18,18 +18,18 @@ import { renderEnvelope } from '../envelope/envelope.js';
 
 export function productRoutes(deps: ProductTaskDeps, rateLimits?: AccountRateLimits): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/retail/product' });
-  router.use(requireAuth(deps.prisma, rateLimits));
+  router.use(requireAuth(deps.db, rateLimits));
 
-  const idempotency = { prisma: deps.prisma, logger: deps.logger, rateLimits };
+  const idempotency = { db: deps.db, logger: deps.logger, rateLimits };
   router.post('/task_post', async (ctx) => {
-    if (isBulkUpload(ctx)) return bulkUpload(ctx, { ...deps, rateLimits: rateLimits ?? new AccountRateLimits(deps.prisma) }, idempotency);
+    if (isBulkUpload(ctx)) return bulkUpload(ctx, { ...deps, rateLimits: rateLimits ?? new AccountRateLimits(deps.db) }, idempotency);
     await answerIdempotently(ctx, idempotency, 'task_post', async () => ({ status: 200, body: renderEnvelope(await taskPost(deps, ctx.state.account!, ctx.request.json), ctx.state.startedAt) }));
   });
   router.get('/tasks_ready', async (ctx) => {
-    ctx.body = tasksReadyEnvelope(await listReadyTasks(deps.prisma, ctx.state.account!.id), ctx.state.startedAt);
+    ctx.body = tasksReadyEnvelope(await listReadyTasks(deps.db, ctx.state.account!.id), ctx.state.startedAt);
   });
   router.get('/task_get/:id', async (ctx) => {
-    ctx.body = taskGetEnvelope(await getTask(deps.prisma, ctx.state.account!.id, ctx.params.id!), ctx.state.startedAt);
+    ctx.body = taskGetEnvelope(await getTask(deps.db, ctx.state.account!.id, ctx.params.id!), ctx.state.startedAt);
   });
   router.post('/live', async (ctx) => {
     await answerIdempotently(ctx, idempotency, 'live', async () => ({ status: 200, body: renderEnvelope(await live(deps, ctx.state.account!, ctx.request.json), ctx.state.startedAt) }));

@@ -6,7 +6,7 @@
  * (core/metrics.ts `apiMetricsExposure`).
  */
 import { Router } from '@koa/router';
-import type { PrismaClient } from '../../../core/db/prisma.js';
+import type { Db } from '../../../core/db/db.js';
 import { prismaQueryable } from '../../../core/db/prisma.js';
 import { pendingMigrations } from '../../../core/db/migrator.js';
 import { API_VERSION } from '../../../core/version.js';
@@ -18,11 +18,11 @@ import { apiMetricsExposure, metricsAuthorized, registry, trackTaskStates } from
 import type { AppState } from '../context.js';
 
 /** The system routes; with neither METRICS_TOKEN nor METRICS_LISTEN set, logs a warning that /metrics is not served. */
-export function systemRoutes(prisma: PrismaClient, config: Pick<Config, 'METRICS_TOKEN' | 'METRICS_LISTEN'>, logger: Logger): Router<AppState> {
+export function systemRoutes(db: Db, config: Pick<Config, 'METRICS_TOKEN' | 'METRICS_LISTEN'>, logger: Logger): Router<AppState> {
   const router = new Router<AppState>();
 
   router.get('/health', async (ctx) => {
-    const queued = await prisma.task.groupBy({
+    const queued = await db.prisma.task.groupBy({
       by: ['priority'],
       where: { state: { in: ['queued', 'running'] } },
       _count: { _all: true },
@@ -42,7 +42,7 @@ export function systemRoutes(prisma: PrismaClient, config: Pick<Config, 'METRICS
     };
   });
 
-  trackTaskStates(prisma);
+  trackTaskStates(db);
   const exposure = apiMetricsExposure(config);
   if (exposure === 'none') logger.warn('GET /metrics is not served: set METRICS_TOKEN (Bearer token on the API port) or METRICS_LISTEN (a listen address of its own)');
   router.get('/metrics', async (ctx) => {
@@ -58,7 +58,7 @@ export function systemRoutes(prisma: PrismaClient, config: Pick<Config, 'METRICS
     let database: boolean;
     let pending: string[] = [];
     try {
-      pending = await pendingMigrations(prismaQueryable(prisma));
+      pending = await pendingMigrations(prismaQueryable(db.prisma));
       database = true;
     } catch {
       database = false;

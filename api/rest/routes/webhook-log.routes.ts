@@ -5,7 +5,7 @@
  * answer is a one-task envelope, free, whose result holds one page (`next_cursor` names the next).
  */
 import { Router } from '@koa/router';
-import type { PrismaClient } from '../../../core/db/prisma.js';
+import type { Db } from '../../../core/db/db.js';
 import { newTaskId } from '../../../core/ids.js';
 import type { AccountRateLimits } from '../../../core/rate-limits.js';
 import { deliveryLog, redeliverEvent, subscriptionChangeEvents } from '../../../core/services/webhook-log.js';
@@ -24,26 +24,26 @@ function single(path: string[], data: Record<string, unknown>, row: unknown, sta
 }
 
 /** The routes; `deps.webhookLauncher` is required by redeliver (api/server.ts always provides it). */
-export function webhookLogRoutes(deps: { prisma: PrismaClient; webhookLauncher?: WebhookLauncher }, rateLimits?: AccountRateLimits): Router<AppState> {
+export function webhookLogRoutes(deps: { db: Db; webhookLauncher?: WebhookLauncher }, rateLimits?: AccountRateLimits): Router<AppState> {
   const router = new Router<AppState>();
-  const auth = requireAuth(deps.prisma, rateLimits);
-  const limits = new RedeliveryLimits(deps.prisma);
+  const auth = requireAuth(deps.db, rateLimits);
+  const limits = new RedeliveryLimits(deps.db);
 
   router.get('/v1/appendix/webhook_deliveries', auth, async (ctx) => {
     const { limit, cursor, kind } = readRequestFields(webhookDeliveriesQuery, ctx.query);
-    const page = await deliveryLog(deps.prisma, ctx.state.account!.id, { limit, ...(cursor === undefined ? {} : { before: cursor }), ...(kind ? { kind } : {}) });
+    const page = await deliveryLog(deps.db, ctx.state.account!.id, { limit, ...(cursor === undefined ? {} : { before: cursor }), ...(kind ? { kind } : {}) });
     ctx.body = single(['v1', 'appendix', 'webhook_deliveries'], { ...ctx.query, api: 'appendix', function: 'webhook_deliveries' }, page, ctx.state.startedAt);
   });
   router.post('/v1/appendix/webhook_deliveries/:event_id/redeliver', auth, async (ctx) => {
     if (!deps.webhookLauncher) throw new Error('redeliver needs a WebhookLauncher (AppDeps.webhookLauncher)');
     // Like task_get's id: anything that is not one of the account's event ids is 404 (the service checks).
     const eventId = ctx.params.event_id!;
-    const started = await redeliverEvent({ prisma: deps.prisma, webhooks: deps.webhookLauncher, limits }, ctx.state.account!.id, eventId);
+    const started = await redeliverEvent({ db: deps.db, webhooks: deps.webhookLauncher, limits }, ctx.state.account!.id, eventId);
     ctx.body = single(['v1', 'appendix', 'webhook_deliveries', started.event_id, 'redeliver'], { event_id: started.event_id, api: 'appendix', function: 'redeliver' }, started, ctx.state.startedAt);
   });
   router.get('/v1/retail/monitoring/change_events', auth, async (ctx) => {
     const { subscription_id: subscriptionId, limit, cursor } = readRequestFields(changeEventsQuery, ctx.query);
-    const page = await subscriptionChangeEvents(deps.prisma, ctx.state.account!.id, { subscriptionId, limit, ...(cursor ? { before: cursor } : {}) });
+    const page = await subscriptionChangeEvents(deps.db, ctx.state.account!.id, { subscriptionId, limit, ...(cursor ? { before: cursor } : {}) });
     ctx.body = single(['v1', 'retail', 'monitoring', 'change_events'], { ...ctx.query, api: 'retail', function: 'change_events' }, page, ctx.state.startedAt);
   });
   return router;
