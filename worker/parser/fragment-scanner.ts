@@ -7,6 +7,7 @@
  *   rank, as `findBsrBlock` searches): the row/item holding them;
  * - `input#ASIN`, `input[name=ASIN|ASIN.0]`, `link[rel=canonical]` (the page's ASIN);
  * - the `.buying` block (or bucket `.content`) around an older `#btAsinTitle` (byline);
+ * - elements a reader searches for phrases (`textIds`), when their markup holds one;
  * - when the page has no product-details container: the `productDetails` anchor and the first of its
  *   following siblings that holds a legacy `.bucket .content` (the siblings before it are passed over by
  *   `legacyBucket` without being read).
@@ -248,6 +249,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
       el.keep ||= 2;
       this.legacyDone = true;
     }
+    if (el.keep !== 1 && this.holdsPhrase(el)) el.keep = 1;
     if (el.keep) {
       el.closers = closers;
       this.kept.push(el);
@@ -263,6 +265,12 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     for (let i = index; i < this.stack.length; i++) {
       if (this.stack[i]!.keep) this.inexact ??= `kept part inside misnested <${el.name}> at ${el.start}`;
     }
+  }
+
+  /** True for an element of `textIds` whose markup holds one of the phrases (its end known). */
+  private holdsPhrase(el: El): boolean {
+    const r = this.rules;
+    return r.phrases !== null && el.id !== '' && r.textIds.has(el.id.toLowerCase()) && r.phrases.test(this.html.slice(el.start, el.end));
   }
 
   /** Keeps the nearest of `from` and its ancestors that passes `test`. */
