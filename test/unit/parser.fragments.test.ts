@@ -20,7 +20,7 @@ import { isQuirksDoctype } from '../../worker/parser/tag-categories.js';
 import { IMAGE_PARTS } from '../../worker/parser/image.js';
 import { parseProductPage } from '../../worker/parser/index.js';
 import { TITLE_PARTS, readTitle } from '../../worker/parser/page-kind.js';
-import { stripScriptsAndStyles } from '../../worker/parser/prepare.js';
+import { stripScriptsAndStyles, withoutBlockWhitespace } from '../../worker/parser/prepare.js';
 import { PRICE_PARTS } from '../../worker/parser/price.js';
 import { query, queryAll } from '../../worker/parser/query.js';
 import { RATING_PARTS } from '../../worker/parser/rating.js';
@@ -92,7 +92,9 @@ function compareWithWholePage(html: string): { whole: string[]; frag: string[] }
   const f = cutAll(html);
   if (!f.hasTitle || !f.exact) return null;
   return {
-    whole: withDoc(stripScriptsAndStyles(html), reachable),
+    // the whole page prepared as the fragment document is (the readers' results are compared with the
+    // unprepared page by parser.differential.test.ts)
+    whole: withDoc(withoutBlockWhitespace(stripScriptsAndStyles(html)), reachable),
     frag: withDoc(f.html, reachable),
   };
 }

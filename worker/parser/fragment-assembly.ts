@@ -2,11 +2,12 @@
  * Assembly of the fragment document: the page's doctype, then each kept region with the start tags of
  * its ancestors, in page order, and end tags that close those ancestors where the next region is outside
  * them. The result is the page's own tree with every subtree that holds no kept part removed. Script
- * bodies are emptied and comments dropped in the kept regions (`prepare.ts`), and `style` attributes are
- * left out everywhere (no reader looks at them; jsdom parses each one as CSS).
+ * bodies are emptied and comments dropped in the kept regions (`prepare.ts`), `style` attributes are
+ * left out everywhere (no reader looks at them; jsdom parses each one as CSS), and so is whitespace next
+ * to block tags (`withoutBlockWhitespace`).
  */
 import type { ScannedElement } from './open-elements.js';
-import { stripScriptsAndStyles } from './prepare.js';
+import { stripScriptsAndStyles, withoutBlockWhitespace } from './prepare.js';
 
 /** The fragment document's HTML, and why it cannot stand for the page (null when it can). */
 export interface AssembledFragments {
@@ -51,7 +52,7 @@ export function assembleFragments(html: string, doctype: string, regions: readon
     out.push(stripScriptsAndStyles(slice(r.start, r.end)), r.closers);
   }
   for (let i = open.length - 1; i >= 0; i--) out.push(`</${open[i]!.name}>`);
-  return { html: out.join(''), inexact };
+  return { html: withoutBlockWhitespace(out.join('')), inexact };
 }
 
 /** The page from `start` to `end` without its `style` attributes (`styles`: sorted `[start, end)` pairs). */
