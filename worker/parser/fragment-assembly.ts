@@ -3,7 +3,8 @@
  * its ancestors, in page order, and end tags that close those ancestors where the next region is outside
  * them. The result is the page's own tree with every subtree that holds no kept part removed. Script
  * bodies are emptied and comments dropped in the kept regions (`prepare.ts`), `style` attributes are
- * left out everywhere (no reader looks at them; jsdom parses each one as CSS), and so is whitespace next
+ * left out everywhere (no reader looks at them; jsdom parses each one as CSS), as are the `data-*`
+ * attributes no reader reads (`READ_DATA_ATTRIBUTES`), and so is whitespace next
  * to block tags (`withoutBlockWhitespace`).
  */
 import type { ScannedElement } from './open-elements.js';
@@ -20,7 +21,7 @@ export interface AssembledFragments {
  * @param html the page
  * @param doctype the page's doctype (`<!DOCTYPE ...>`) or empty: the document gets the page's mode
  * @param regions the kept elements not inside another kept one, in page order (`FragmentScanner.regions`)
- * @param styles `[start, end)` pairs of every `style` attribute of the page, in page order
+ * @param styles `[start, end)` pairs of every attribute left out (`style`, unread `data-*`), in page order
  */
 export function assembleFragments(html: string, doctype: string, regions: readonly ScannedElement[], styles: readonly number[]): AssembledFragments {
   const slice = (start: number, end: number): string => withoutStyles(html, styles, start, end);

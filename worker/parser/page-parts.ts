@@ -28,6 +28,14 @@ export interface PageParts {
   readonly textIds?: { readonly ids: readonly string[]; readonly phrases: readonly string[] };
 }
 
+/**
+ * The `data-*` attributes a reader reads (selectors and `getAttribute`): the fragment document leaves
+ * every other one out (add a name here before a reader reads it).
+ */
+export const READ_DATA_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'data-a-strike', 'data-action', 'data-a-dynamic-image', 'data-asin', 'data-defaultasin', 'data-old-hires',
+]);
+
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
 
 /** True when a class attribute value lists `name` (whitespace-separated tokens, case-sensitive). */
