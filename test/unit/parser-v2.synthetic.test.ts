@@ -2,10 +2,11 @@
  * Version 2 readers on small synthetic pages built here: the never-guess cases of the numbers
  * (quantity, coupon amount, histogram), the featured offer's scope, and the quality block.
  */
+import { JSDOM, VirtualConsole } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { OBSERVATION_FORMAT_VERSION, type ProductFields } from '../../core/product.js';
-import { notFoundQuality, parseProductPage } from '../../worker/parser/index.js';
+import { notFoundQuality, parseProductFromDocument, parseProductPage } from '../../worker/parser/index.js';
 import { availabilityStatus } from '../../worker/parser/stock.js';
 
 const mp = (code: string): Marketplace => resolveMarketplace(code)!;
@@ -52,6 +53,36 @@ describe('a page with a featured offer', () => {
     expect(f.quality.fields_read).toBe(20 - f.quality.missing.length);
     expect(f.quality.missing).toContainEqual({ field: 'subscribe_save_price', reason: 'not_on_page' });
     expect(f.quality.missing.map((m) => m.field)).not.toContain('price');
+  });
+});
+
+/** The same readers on a plain jsdom document of the whole page (the fragment pass must agree with it). */
+function readWhole(html: string, code = 'com'): ProductFields {
+  const { window } = new JSDOM(html, { virtualConsole: new VirtualConsole() });
+  try {
+    const r = parseProductFromDocument(window.document, { html, marketplace: mp(code) });
+    if (r.kind !== 'product') throw new Error(`expected a product page, got ${r.kind}`);
+    return r.fields;
+  } finally {
+    window.close();
+  }
+}
+
+describe('Prime signals shown as text of the price block', () => {
+  const cases: [string, string][] = [
+    ['a "Prime Member Price" label in the core price block', `
+      <div id="corePriceDisplay_desktop_feature_div"><div class="a-section"><span class="a-size-small">Prime Member Price</span></div>
+        <span class="a-price priceToPay"><span class="a-offscreen">$17.99</span></span></div>`],
+    ['the label split over elements and entities', `
+      <div id="apex_desktop"><span class="a-price apexPriceToPay"><span class="a-offscreen">$9.50</span></span>
+        <div><b>Prime</b>&nbsp;<i>member</i> price</div></div>`],
+    ['a legacy price table\'s shipping note', `
+      <table id="price"><tr><td><span id="priceblock_ourprice">$12.00</span> <b>FREE Shipping for Prime members</b></td></tr></table>`],
+  ];
+  it.each(cases)('%s: prime true, on the fragment document as on the whole page', (_name, body) => {
+    const html = page(body);
+    expect(read(html).prime).toBe(true);
+    expect(read(html)).toEqual(readWhole(html));
   });
 });
 

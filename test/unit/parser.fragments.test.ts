@@ -15,12 +15,12 @@ import { decodePage } from '../../worker/parser/decode.js';
 import { DETAILS_PARTS } from '../../worker/parser/details.js';
 import { createDom, releaseDom } from '../../worker/parser/dom.js';
 import { extractFragments, type Fragments } from '../../worker/parser/fragments.js';
-import { hasClass, type PageParts } from '../../worker/parser/page-parts.js';
+import { READ_DATA_ATTRIBUTES, hasClass, type PageParts } from '../../worker/parser/page-parts.js';
 import { isQuirksDoctype } from '../../worker/parser/tag-categories.js';
 import { IMAGE_PARTS } from '../../worker/parser/image.js';
 import { parseProductPage } from '../../worker/parser/index.js';
 import { TITLE_PARTS, readTitle } from '../../worker/parser/page-kind.js';
-import { stripScriptsAndStyles } from '../../worker/parser/prepare.js';
+import { stripScriptsAndStyles, withoutBlockWhitespace } from '../../worker/parser/prepare.js';
 import { PRICE_PARTS } from '../../worker/parser/price.js';
 import { query, queryAll } from '../../worker/parser/query.js';
 import { RATING_PARTS } from '../../worker/parser/rating.js';
@@ -51,7 +51,9 @@ const ancestors = (e: Element): string => {
   for (let a = e.parentElement; a; a = a.parentElement) out.push(`${a.tagName}#${a.id}.${a.className}`);
   return out.join(' < ');
 };
-const outer = (e: Element): string => e.outerHTML.replace(/ style="[^"]*"/g, '');
+/** Outer HTML without what the fragment document leaves out: `style` and unread `data-*` attributes. */
+const outer = (e: Element): string =>
+  e.outerHTML.replace(/ style="[^"]*"/g, '').replace(/ (data-[^\s=>]+)="[^"]*"/g, (a, name: string) => (READ_DATA_ATTRIBUTES.has(name) ? a : ''));
 
 /** Every element a reader can reach: the kept parts, rank labels and their rows, page ASIN, legacy anchor. */
 function reachable(doc: Document): string[] {
@@ -92,7 +94,9 @@ function compareWithWholePage(html: string): { whole: string[]; frag: string[] }
   const f = cutAll(html);
   if (!f.hasTitle || !f.exact) return null;
   return {
-    whole: withDoc(stripScriptsAndStyles(html), reachable),
+    // the whole page prepared as the fragment document is (the readers' results are compared with the
+    // unprepared page by parser.differential.test.ts)
+    whole: withDoc(withoutBlockWhitespace(stripScriptsAndStyles(html)), reachable),
     frag: withDoc(f.html, reachable),
   };
 }

@@ -2,11 +2,13 @@
  * Assembly of the fragment document: the page's doctype, then each kept region with the start tags of
  * its ancestors, in page order, and end tags that close those ancestors where the next region is outside
  * them. The result is the page's own tree with every subtree that holds no kept part removed. Script
- * bodies are emptied and comments dropped in the kept regions (`prepare.ts`), and `style` attributes are
- * left out everywhere (no reader looks at them; jsdom parses each one as CSS).
+ * bodies are emptied and comments dropped in the kept regions (`prepare.ts`), `style` attributes are
+ * left out everywhere (no reader looks at them; jsdom parses each one as CSS), as are the `data-*`
+ * attributes no reader reads (`READ_DATA_ATTRIBUTES`), and so is whitespace next
+ * to block tags (`withoutBlockWhitespace`).
  */
 import type { ScannedElement } from './open-elements.js';
-import { stripScriptsAndStyles } from './prepare.js';
+import { stripScriptsAndStyles, withoutBlockWhitespace } from './prepare.js';
 
 /** The fragment document's HTML, and why it cannot stand for the page (null when it can). */
 export interface AssembledFragments {
@@ -19,7 +21,7 @@ export interface AssembledFragments {
  * @param html the page
  * @param doctype the page's doctype (`<!DOCTYPE ...>`) or empty: the document gets the page's mode
  * @param regions the kept elements not inside another kept one, in page order (`FragmentScanner.regions`)
- * @param styles `[start, end)` pairs of every `style` attribute of the page, in page order
+ * @param styles `[start, end)` pairs of every attribute left out (`style`, unread `data-*`), in page order
  */
 export function assembleFragments(html: string, doctype: string, regions: readonly ScannedElement[], styles: readonly number[]): AssembledFragments {
   const slice = (start: number, end: number): string => withoutStyles(html, styles, start, end);
@@ -51,7 +53,7 @@ export function assembleFragments(html: string, doctype: string, regions: readon
     out.push(stripScriptsAndStyles(slice(r.start, r.end)), r.closers);
   }
   for (let i = open.length - 1; i >= 0; i--) out.push(`</${open[i]!.name}>`);
-  return { html: out.join(''), inexact };
+  return { html: withoutBlockWhitespace(out.join('')), inexact };
 }
 
 /** The page from `start` to `end` without its `style` attributes (`styles`: sorted `[start, end)` pairs). */

@@ -7,6 +7,7 @@
  *   rank, as `findBsrBlock` searches): the row/item holding them;
  * - `input#ASIN`, `input[name=ASIN|ASIN.0]`, `link[rel=canonical]` (the page's ASIN);
  * - the `.buying` block (or bucket `.content`) around an older `#btAsinTitle` (byline);
+ * - elements a reader searches for phrases (`textIds`), when their markup holds one;
  * - when the page has no product-details container: the `productDetails` anchor and the first of its
  *   following siblings that holds a legacy `.bucket .content` (the siblings before it are passed over by
  *   `legacyBucket` without being read).
@@ -18,7 +19,7 @@ import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import type { QuoteType, TokenizerCallbacks } from 'htmlparser2';
 import { isBsrLabel } from './bsr.js';
 import { newElement, type ScannedElement as El } from './open-elements.js';
-import { hasClass, type PartRules } from './page-parts.js';
+import { READ_DATA_ATTRIBUTES, hasClass, type PartRules } from './page-parts.js';
 import { isQuirksDoctype } from './tag-categories.js';
 import { TreeConstruction } from './tree-construction.js';
 
@@ -27,6 +28,8 @@ const ATTR_CLASS = 2;
 const ATTR_NAME = 3;
 const ATTR_REL = 4;
 const ATTR_STYLE = 5;
+/** A `data-*` attribute no reader reads (left out like `style`). */
+const ATTR_UNREAD = 6;
 
 /** One pass over the page: the element tree as the tree builder would build it, and the kept parts. */
 export class FragmentScanner extends TreeConstruction implements TokenizerCallbacks {
@@ -49,7 +52,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
   private scopeDepth = 0;
   /** Kept elements, in the order they closed. */
   private readonly kept: El[] = [];
-  /** `[start, end)` of every `style` attribute, in page order (left out of the kept markup). */
+  /** `[start, end)` of every `style` attribute and unread `data-*` attribute, in page order (left out of the kept markup). */
   readonly styles: number[] = [];
   /** A title element (`PageParts` of the page kind) was seen. */
   hasTitle = false;
@@ -100,8 +103,17 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
       : len === 4 && c === 110 /* n */ ? ATTR_NAME
       : len === 3 && c === 114 /* r */ ? ATTR_REL
       : len === 5 && c === 115 /* s */ ? ATTR_STYLE
+      : len > 5 && c === 100 /* d */ ? ATTR_UNREAD
       : 0;
     if (!kind) return;
+    if (kind === ATTR_UNREAD) {
+      const n = this.html.slice(start, endIndex).toLowerCase();
+      if (n.startsWith('data-') && !READ_DATA_ATTRIBUTES.has(n)) {
+        this.attrKind = kind;
+        this.attrStart = start;
+      }
+      return;
+    }
     const n = this.html.slice(start, endIndex).toLowerCase();
     if (n === 'id' || n === 'class' || n === 'name' || n === 'rel' || n === 'style') {
       this.attrKind = kind;
@@ -121,7 +133,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
   onattribend(_quote: QuoteType, endIndex: number): void {
     const el = this.pending;
     if (!this.attrKind || !el) return;
-    if (this.attrKind === ATTR_STYLE) {
+    if (this.attrKind === ATTR_STYLE || this.attrKind === ATTR_UNREAD) {
       this.styles.push(this.attrStart, endIndex);
       this.attrKind = 0;
       return;
@@ -248,6 +260,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
       el.keep ||= 2;
       this.legacyDone = true;
     }
+    if (el.keep !== 1 && this.holdsPhrase(el)) el.keep = 1;
     if (el.keep) {
       el.closers = closers;
       this.kept.push(el);
@@ -263,6 +276,12 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     for (let i = index; i < this.stack.length; i++) {
       if (this.stack[i]!.keep) this.inexact ??= `kept part inside misnested <${el.name}> at ${el.start}`;
     }
+  }
+
+  /** True for an element of `textIds` whose markup holds one of the phrases (its end known). */
+  private holdsPhrase(el: El): boolean {
+    const r = this.rules;
+    return r.phrases !== null && el.id !== '' && r.textIds.has(el.id.toLowerCase()) && r.phrases.test(this.html.slice(el.start, el.end));
   }
 
   /** Keeps the nearest of `from` and its ancestors that passes `test`. */

@@ -34,6 +34,8 @@ export const OFFER_PRICE_PARTS: PageParts = {
     within: [...CORE_IDS, ...PRIME_SCOPES, ...BUY_BOX_SCOPES],
     classes: ['basisPrice', 'a-icon-prime', 'a-text-price', 'a-text-strike', 'priceBlockStrikePriceString'],
   },
+  // `readPrime` searches the whole text of these for a Prime line ("Prime Member Price").
+  textIds: { ids: ['price', ...CORE_IDS], phrases: PRIME_PHRASES },
 };
 
 const LIST_SOURCES: readonly string[][] = [

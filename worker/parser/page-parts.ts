@@ -19,7 +19,22 @@ export interface PageParts {
   readonly shellIdPrefixes?: readonly string[];
   /** Class names kept in full inside an element with one of the `within` ids (`#apex_desktop .priceToPay`). */
   readonly scoped?: { readonly within: readonly string[]; readonly classes: readonly string[] };
+  /**
+   * Elements whose whole text a reader searches for phrases (`#corePrice_feature_div` for "Prime Member
+   * Price"): kept in full when their markup holds one of the phrases (words separated by any run of
+   * spaces, entities, tags or comments, any case), else as the other rules say. Keeping more than the
+   * reader needs is always safe; the phrase test only keeps such blocks out of most documents.
+   */
+  readonly textIds?: { readonly ids: readonly string[]; readonly phrases: readonly string[] };
 }
+
+/**
+ * The `data-*` attributes a reader reads (selectors and `getAttribute`): the fragment document leaves
+ * every other one out (add a name here before a reader reads it).
+ */
+export const READ_DATA_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'data-a-strike', 'data-action', 'data-a-dynamic-image', 'data-asin', 'data-defaultasin', 'data-old-hires',
+]);
 
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
 
@@ -43,6 +58,9 @@ export interface PartRules {
   scopeIds: Set<string>;
   scopedClasses: RegExp | null;
   titleIds: Set<string>;
+  /** `textIds`: the ids, and a test of an element's markup for one of the phrases. */
+  textIds: Set<string>;
+  phrases: RegExp | null;
   /** Details containers, exact case (as `readDetails` finds them: the legacy block is read only without one). */
   detailsIds: Set<string>;
   detailsPrefixes: readonly string[];
@@ -64,6 +82,8 @@ export function compilePageParts(parts: readonly PageParts[], title: PageParts, 
     scopeIds: new Set(all.flatMap((p) => lower(p.scoped?.within))),
     scopedClasses: classRe(all.flatMap((p) => p.scoped?.classes ?? [])),
     titleIds: new Set(lower(title.ids)),
+    textIds: new Set(all.flatMap((p) => lower(p.textIds?.ids))),
+    phrases: phraseRe(all.flatMap((p) => p.textIds?.phrases ?? [])),
     detailsIds: new Set(details.ids),
     detailsPrefixes: details.idPrefixes ?? [],
   };
@@ -72,3 +92,9 @@ export function compilePageParts(parts: readonly PageParts[], title: PageParts, 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const classRe = (names: string[]): RegExp | null =>
   names.length ? new RegExp(`(?:^|[\\t\\n\\f\\r ])(?:${names.map(escapeRe).join('|')})(?=$|[\\t\\n\\f\\r ])`, 'i') : null;
+
+/** Anything the tree builder turns into a word break or nothing between two words of a phrase. */
+const BETWEEN_WORDS = '(?:\\s|&[#\\w]+;|<[^>]*>)+';
+/** A phrase test on markup (see `PageParts.textIds`): generous, never missing a phrase the text shows. */
+const phraseRe = (phrases: string[]): RegExp | null =>
+  phrases.length ? new RegExp(phrases.map((p) => p.split(/\s+/).map(escapeRe).join(BETWEEN_WORDS)).join('|'), 'i') : null;

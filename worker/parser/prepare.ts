@@ -81,3 +81,19 @@ export function stripScriptsAndStyles(html: string): string {
   out.push(html.slice(pos));
   return out.join('');
 }
+
+/**
+ * Block elements whose start and end are a word break for every text reader (`textOf`, the rank reader's
+ * line split); table cells are not (the rank reader joins a row's cells into one line).
+ */
+const BLOCK = 'div|ul|ol|li|table|tbody|thead|tfoot|tr|p|h[1-6]|section|dl|dt|dd|form';
+const BLOCK_WHITESPACE = new RegExp(`(<\\/?(?:${BLOCK})(?:[\\t\\n\\f\\r /][^>]*)?>)\\s+(?=<)|(>)\\s+(?=<\\/?(?:${BLOCK})[\\t\\n\\f\\r />])`, 'gi');
+
+/**
+ * Drops whitespace-only text between a block element's tag and the next or previous tag: the readers
+ * see a word break there anyway, and the whitespace would be a text node in every gap of the document
+ * (most of the fragment document's text nodes).
+ */
+export function withoutBlockWhitespace(html: string): string {
+  return html.replace(BLOCK_WHITESPACE, (_m, tag: string | undefined, gt: string | undefined) => tag ?? gt ?? '');
+}
