@@ -3,7 +3,8 @@
  * each in its own process and, for the parts that run the service, once per database (PGlite, the
  * embedded default, and a scratch database on the real PostgreSQL at DATABASE_URL_TEST, default
  * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, graphql, api, live, throughput,
- * history, stats, bulk, proxies (default: all; parser, graphql and proxies run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
+ * floor (bench/floor-compare.ts: the service beside a puppeteer script and HTTP GET + parse5), history,
+ * soak (bench/soak.ts, only when named: service RSS over BENCH_SOAK_MINUTES of saturated reads, default 30), stats, bulk, proxies (default: all; parser, graphql and proxies run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
  * run, the target and PASS/MISS. `--write` also puts that table into BENCHMARKS.md.
  */
 import { spawn } from 'node:child_process';
@@ -13,7 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DB_KINDS, DB_LABEL, dbKindsFromArgs, fmt, machineDescription, printHeader, targetText, verdict, type BenchResult, type DbKind } from './machine.js';
 
-const PARTS = ['parser', 'graphql', 'api', 'live', 'throughput', 'history', 'stats', 'bulk', 'proxies'] as const;
+const PARTS = ['parser', 'graphql', 'api', 'live', 'throughput', 'floor', 'history', 'stats', 'bulk', 'proxies', 'soak'] as const;
+/** Parts run only when named (`npm run bench -- soak`): the soak takes 30 minutes per database by default. */
+const ON_REQUEST: readonly Part[] = ['soak'];
 type Part = (typeof PARTS)[number];
 
 const args = process.argv.slice(2);
@@ -26,7 +29,7 @@ for (const name of named) {
     process.exit(2);
   }
 }
-const parts: Part[] = named.length ? (named as Part[]) : [...PARTS];
+const parts: Part[] = named.length ? (named as Part[]) : PARTS.filter((p) => !ON_REQUEST.includes(p));
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resultFile = path.join(os.tmpdir(), `rda-bench-${process.pid}.jsonl`);
 fs.writeFileSync(resultFile, '');
@@ -82,7 +85,7 @@ for (const part of parts) {
   } else {
     // One process per database: nothing of the first service (timers, pools) lingers into the second.
     for (const kind of kinds) {
-      const { code } = await runScript(`${part}.ts`, ['--db', kind]);
+      const { code } = await runScript(`${part === 'floor' ? 'floor-compare' : part}.ts`, ['--db', kind]);
       if (code !== 0) failures.push(`${part} on ${DB_LABEL[kind]} (exit ${code})`);
     }
   }

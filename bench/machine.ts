@@ -74,7 +74,7 @@ export function verdict(value: number, target: Target | undefined, db: DbKind | 
 /** Text of a target, e.g. `≤ 15 ms`. */
 export function targetText(target: Target | undefined, unit: string): string {
   if (!target) return '';
-  return `${target.op === '<=' ? '≤' : '≥'} ${fmt(target.limit, 0)} ${unit}${target.db ? ` (${DB_LABEL[target.db]})` : ''}`;
+  return `${target.op === '<=' ? '≤' : '≥'} ${fmt(target.limit, Number.isInteger(target.limit) ? 0 : 2)} ${unit}${target.db ? ` (${DB_LABEL[target.db]})` : ''}`;
 }
 
 /** Collects a part's results; prints each with its verdict and appends it to BENCH_RESULT_FILE when set. */
@@ -123,6 +123,8 @@ interface ProcTicks {
   ppid: number;
   comm: string;
   ticks: number;
+  /** CPU of its ended children that it waited for (cutime + cstime), ticks. */
+  childTicks: number;
 }
 
 /** A moment's CPU counters: the machine's busy/total ticks and every process's ticks. */
@@ -161,7 +163,8 @@ export function cpuSnapshot(): CpuSnapshot {
         const comm = stat.slice(stat.indexOf('(') + 1, close);
         const fields = stat.slice(close + 2).split(' ');
         // fields[0] is state (field 3); utime, stime are fields 14, 15 → indexes 11, 12.
-        snap.procs.set(Number(entry), { ppid: Number(fields[1]), comm, ticks: Number(fields[11]) + Number(fields[12]) });
+        // cutime, cstime (fields 16, 17 → indexes 13, 14): children that ended and were waited for.
+        snap.procs.set(Number(entry), { ppid: Number(fields[1]), comm, ticks: Number(fields[11]) + Number(fields[12]), childTicks: Number(fields[13]) + Number(fields[14]) });
       } catch {
         /* the process ended meanwhile */
       }
@@ -194,6 +197,73 @@ export function cpuShare(a: CpuSnapshot, b: CpuSnapshot, root = process.pid): Cp
   const busy = b.busy - a.busy;
   const pct = (t: number): number => (100 * t) / total;
   return { machine: pct(busy), bench: pct(bench), postgres: pct(postgres), other: Math.max(0, pct(busy - bench - postgres)) };
+}
+
+/** Kernel clock ticks per second of /proc's CPU counters (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time (ms) the process tree rooted at `root` used between `a` and `b`, from /proc: every
+ * process of the tree alive at `b` (its own time plus that of its children that ended and were
+ * waited for, such as Chromium's renderers reaped by its zygote), minus the same at `a` for the
+ * processes of the tree then. Trees rooted at `exclude` are left out (e.g. a replay server started
+ * by the benchmark). A process that ended without being waited for by one of the tree's is lost.
+ */
+export function treeCpuMs(a: CpuSnapshot, b: CpuSnapshot, root: number, exclude: readonly number[] = []): number {
+  const inTree = (snap: CpuSnapshot, pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 0 && hops < 50; hops++) {
+      if (exclude.includes(p)) return false;
+      if (p === root) return true;
+      p = snap.procs.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  const sum = (snap: CpuSnapshot): number => {
+    let ticks = 0;
+    for (const [pid, t] of snap.procs) if (inTree(snap, pid)) ticks += t.ticks + t.childTicks;
+    return ticks;
+  };
+  return ((sum(b) - sum(a)) * 1000) / USER_HZ;
+}
+
+/**
+ * Like {@link cpuShare}, with this benchmark's share taken by {@link treeCpuMs}: processes of the
+ * tree that ended meanwhile (a reader process, Chromium's renderers) still count as this benchmark's.
+ */
+export function cpuShareOfTree(a: CpuSnapshot, b: CpuSnapshot, root = process.pid): CpuShare {
+  const share = cpuShare(a, b, root);
+  const total = b.total - a.total;
+  if (total <= 0) return share;
+  // /proc/stat counts every core's ticks; treeCpuMs counts USER_HZ ticks of CPU time.
+  const bench = Math.min(share.machine - share.postgres, (100 * (treeCpuMs(a, b, root) * USER_HZ) / 1000) / total);
+  return { ...share, bench, other: Math.max(0, share.machine - bench - share.postgres) };
+}
+
+/**
+ * {@link treeCpuMs} of `root` split by process: `root` itself, then each of its direct children
+ * with its own descendants (labelled by command name: `chromium`, `temporal`, `node`, …), ms.
+ */
+export function treeCpuByChild(a: CpuSnapshot, b: CpuSnapshot, root: number, exclude: readonly number[] = []): Map<string, number> {
+  const out = new Map<string, number>();
+  const own = (s: CpuSnapshot) => s.procs.get(root)?.ticks ?? 0;
+  out.set('service process', ((own(b) - own(a)) * 1000) / USER_HZ);
+  const children = new Set<number>();
+  for (const snap of [a, b]) for (const [pid, t] of snap.procs) if (t.ppid === root && !exclude.includes(pid)) children.add(pid);
+  for (const pid of children) {
+    const label = (b.procs.get(pid) ?? a.procs.get(pid))!.comm;
+    out.set(label, (out.get(label) ?? 0) + treeCpuMs(a, b, pid));
+  }
+  return out;
+}
+
+/** CPU time (ms) of PostgreSQL server processes (every database on the server) between `a` and `b`. */
+export function postgresCpuMs(a: CpuSnapshot, b: CpuSnapshot): number {
+  let ticks = 0;
+  for (const [pid, now] of b.procs) {
+    if (now.comm !== 'postgres') continue;
+    ticks += Math.max(0, now.ticks - (a.procs.get(pid)?.ticks ?? 0));
+  }
+  return (ticks * 1000) / USER_HZ;
 }
 
 /** `cpu: machine 98%, bench 80%, postgres 12%, other 6%`. */

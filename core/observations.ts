@@ -20,7 +20,7 @@ export { OBSERVATION_INCLUDE, type ObservationRow };
 function sqlState(error: unknown): string | undefined {
   const e = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string; code?: string } } }; cause?: { code?: string } };
   const adapter = e.meta?.driverAdapterError?.cause;
-  return adapter?.originalCode ?? e.meta?.code ?? e.cause?.code ?? (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined)
+  return adapter?.originalCode ?? e.meta?.code ?? e.cause?.code ?? (typeof e.code === 'string' && /^\d{2}[0-9A-Z]{3}$/.test(e.code) ? e.code : undefined)
     ?? (/\b(23503|23502)\b/.exec(String((error as Error)?.message ?? ''))?.[1])
     ?? (/violates foreign key constraint/.test(String((error as Error)?.message ?? '')) ? '23503' : undefined)
     ?? (/violates not-null constraint/.test(String((error as Error)?.message ?? '')) ? '23502' : undefined);

@@ -48,14 +48,42 @@ export function readCorpusSnapshot(file = corpusSnapshotPath): CorpusSnapshot | 
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as CorpusSnapshot) : null;
 }
 
-const show = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+/** Longest value shown whole in a difference line; longer ones are cut with `…`. */
+const MAX_SHOWN = 160;
+const show = (v: unknown): string => {
+  if (v === undefined) return '(absent)';
+  const s = JSON.stringify(v);
+  return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN - 1)}…` : s;
+};
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const keyPath = (k: string): string => (/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
 
 /**
- * Every difference between two snapshots, one line per (page, field): `page field: before -> after`.
- * Fields are the parse's `fields` members (and `kind`); pages present in one snapshot only are listed too.
+ * The places where two values differ, each as `[path, before, after]`: objects compared key by key,
+ * arrays index by index, anything else (or a change of shape, such as an object becoming null) whole.
+ */
+function changedPlaces(a: unknown, b: unknown, at: string, out: [string, unknown, unknown][]): void {
+  if (isDeepStrictEqual(a, b)) return;
+  if (isRecord(a) && isRecord(b)) {
+    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) changedPlaces(a[k], b[k], `${at}${keyPath(k)}`, out);
+  } else if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) changedPlaces(a[i], b[i], `${at}[${i}]`, out);
+  } else out.push([at, a, b]);
+}
+
+/**
+ * Every difference between two snapshots, one line per changed place of a field:
+ * `page field.path: before -> after` (`com_X.html bsr.subcategories[1].rank: 5 -> 6`,
+ * `com_X.html price: {"amount":1,"currency":"USD"} -> null`), long values cut. Fields are the parse's
+ * `fields` members (and `kind`); pages present in one snapshot only are listed too.
  */
 export function diffCorpusSnapshots(before: CorpusSnapshot, after: CorpusSnapshot): string[] {
   const out: string[] = [];
+  const lines = (page: string, field: string, a: unknown, b: unknown): void => {
+    const places: [string, unknown, unknown][] = [];
+    changedPlaces(a, b, '', places);
+    for (const [at, x, y] of places) out.push(`${page} ${field}${at}: ${show(x)} -> ${show(y)}`);
+  };
   const pages = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   for (const page of pages) {
     const a = before[page] as { kind?: unknown; fields?: Record<string, unknown> } | undefined;
@@ -66,12 +94,10 @@ export function diffCorpusSnapshots(before: CorpusSnapshot, after: CorpusSnapsho
     }
     const normA = JSON.parse(stableJson(a)) as typeof a;
     const normB = JSON.parse(stableJson(b)) as typeof b;
-    if (!isDeepStrictEqual(normA.kind, normB.kind)) out.push(`${page} kind: ${show(normA.kind)} -> ${show(normB.kind)}`);
+    lines(page, 'kind', normA.kind, normB.kind);
     const fa = normA.fields ?? {};
     const fb = normB.fields ?? {};
-    for (const f of [...new Set([...Object.keys(fa), ...Object.keys(fb)])].sort()) {
-      if (!isDeepStrictEqual(fa[f], fb[f])) out.push(`${page} ${f}: ${show(fa[f])} -> ${show(fb[f])}`);
-    }
+    for (const f of [...new Set([...Object.keys(fa), ...Object.keys(fb)])].sort()) lines(page, f, fa[f], fb[f]);
     const restA = { ...normA, kind: undefined, fields: undefined };
     const restB = { ...normB, kind: undefined, fields: undefined };
     if (!isDeepStrictEqual(restA, restB)) out.push(`${page}: ${show(restA)} -> ${show(restB)}`);

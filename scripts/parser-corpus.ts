@@ -1,8 +1,8 @@
 /**
  * `npm run parser:corpus [-- --write]`: parses every saved page and compares every field with the
- * checked-in snapshot (test/golden/corpus-snapshot.json), printing each difference
- * (`page field: before -> after`); exits 1 when anything differs. `--write` replaces the snapshot with
- * the current output (a deliberate act: review the printed differences first).
+ * checked-in snapshot (test/golden/corpus-snapshot.json), printing each difference, one line per changed
+ * place (`page field.path: before -> after`); exits 1 when anything differs. `--write` replaces the
+ * snapshot with the current output (a deliberate act: review the printed differences first).
  */
 import { writeFileSync } from 'node:fs';
 import {

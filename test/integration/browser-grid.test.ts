@@ -1,127 +1,17 @@
 /**
- * BrowserGrid against a real Chromium (/usr/bin/chromium or CHROME_PATH): the replay server for
- * pages and statuses, and a recording test server of this file's own for headers, cookies,
- * blocked requests, concurrency, timeouts and cancellation.
+ * BrowserGrid against a real Chromium (/usr/bin/chromium or CHROME_PATH): reads from the replay
+ * server (bytes, statuses, a crashed browser) and from a recording test server (headers, cookies,
+ * blocked requests, concurrency, page holding, timeouts and cancellation). Slots released on every
+ * path: browser-grid-slots.test.ts; remote browsers (BROWSER_WS_ENDPOINTS): browser-grid-remote.test.ts.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 import { BrowserGrid, CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from '../../worker/browser/browser-grid.js';
-import { LOCAL_CHROMIUM_ARGS } from '../../worker/browser/browser-slot.js';
-import { resolveChromePath } from '../../worker/browser/chrome-path.js';
-import {
-  BrowserGridClosedError,
-  BrowserStartError,
-  ChromeNotFoundError,
-  ReadCancelledError,
-  SourceUnavailableError,
-} from '../../worker/browser/errors.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const fixtures = path.resolve(here, '../fixtures/replay');
-const chromePath = resolveChromePath(process.env.CHROME_PATH);
-
-const mp = (code: string): Marketplace => resolveMarketplace(code)!;
-
-/** A server that records what reaches it; product paths choose the behaviour by ASIN prefix. */
-class RecordingServer {
-  readonly requests: { path: string; host: string; headers: http.IncomingHttpHeaders }[] = [];
-  inFlight = 0;
-  maxInFlight = 0;
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
-  private readonly hanging = new Set<http.ServerResponse>();
-  url = '';
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    for (const res of this.hanging) res.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  paths(): string[] {
-    return this.requests.map((r) => r.path);
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const urlPath = req.url ?? '/';
-    this.requests.push({ path: urlPath, host: req.headers.host ?? '', headers: req.headers });
-    const asin = /\/dp\/(\w+)/.exec(urlPath)?.[1] ?? '';
-    const html = (body: string, status = 200): void => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body>${body}</body></html>`);
-    };
-    if (urlPath === '/asset/app.js') {
-      // A parser-blocking script: keeps DOMContentLoaded waiting while the preload scanner
-      // would already have requested the images, fonts and stylesheets below.
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'text/javascript' });
-        res.end('window.appLoaded = true;');
-      }, 300);
-      return;
-    }
-    if (asin.startsWith('ECHO')) return html('<span id="productTitle">echo</span>');
-    if (asin.startsWith('SETCOOKIE')) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'session-id=left-behind; Path=/; Max-Age=3600' });
-      res.end('<!doctype html><html><body><script>localStorage.setItem("k", "left behind")</script></body></html>');
-      return;
-    }
-    if (asin.startsWith('ASSETS')) {
-      const other = this.url.replace('127.0.0.1', 'localhost');
-      return html(`
-        <style>@font-face { font-family: F; src: url(/asset/font.woff2) format("woff2"); } body { font-family: F; }</style>
-        <link rel="stylesheet" href="/asset/style.css">
-        <img src="/asset/pic.png" alt=""><img src="/asset/pic2.jpg" alt="">
-        <video src="/asset/clip.mp4" autoplay muted></video>
-        <script src="${other}/asset/other-origin.js"></script>
-        <script src="/asset/app.js"></script>
-        <p>text in font F</p>`);
-    }
-    if (asin.startsWith('AWAY')) {
-      res.writeHead(302, { location: `${this.url.replace('127.0.0.1', 'localhost')}/dp/${asin}` });
-      res.end();
-      return;
-    }
-    if (asin.startsWith('SLOW')) {
-      this.inFlight += 1;
-      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-      setTimeout(() => {
-        this.inFlight -= 1;
-        html(`<span id="productTitle">${asin}</span>`);
-      }, 400);
-      return;
-    }
-    if (asin.startsWith('HANG')) {
-      this.hanging.add(res);
-      res.on('close', () => this.hanging.delete(res));
-      return;
-    }
-    html('not here', 404);
-  }
-}
-
-/**
- * Every page and context closed and no read holding or awaiting a slot (a read's page closes when
- * its caller calls `done()`, or RELEASE_TIMEOUT_MS after it answered).
- */
-async function expectIdle(grid: BrowserGrid): Promise<void> {
-  await expect.poll(() => {
-    const stats = grid.stats();
-    return { openPages: stats.openPages, openContexts: stats.openContexts, activeReads: stats.activeReads, queued: stats.queued };
-  }, { timeout: 10_000 }).toEqual({ openPages: 0, openContexts: 0, activeReads: 0, queued: 0 });
-}
+import { ReadCancelledError, SourceUnavailableError } from '../../worker/browser/errors.js';
+import type { ReadIdentity } from '../../worker/browser/read-identity.js';
+import { chromePath, expectIdle, fixtures, mp, RecordingServer } from '../support/browser-grid.js';
 
 let replay: ReplayServer;
 let recorder: RecordingServer;
@@ -194,6 +84,32 @@ describe('BrowserGrid (local Chromium) with the replay server', () => {
 });
 
 describe('BrowserGrid (local Chromium) with a recording server', () => {
+  it('keeps a direct read\'s page for the next read, which carries no cookie of the reads before', async () => {
+    await using grid = await BrowserGrid.start({ wsEndpoints: [], chromePath, maxPages: 1, navTimeoutMs: 5_000, sourceOrigin: recorder.url });
+    const customerA: ReadIdentity = {
+      cookies: (url) => [{ name: 'customer', value: 'A', domain: new URL(url).hostname, path: '/' }],
+      preparePage: async () => undefined,
+    };
+    // A session's cookie and a cookie a redirect set both land in the first read's context.
+    const first = await grid.read({ marketplace: mp('com'), asin: 'CRUMB00001', identity: customerA });
+    first.done!();
+    const followed = recorder.requests.find((r) => r.path === '/www.amazon.com/dp/ECHOC00001');
+    expect(followed?.headers.cookie).toMatch(/(^|; )crumb=left-behind(;|$)/);
+    expect(followed?.headers.cookie).toMatch(/(^|; )customer=A(;|$)/);
+    await expectIdle(grid);
+    expect(grid.stats().warmPages).toBe(1);
+
+    const second = await grid.read({ marketplace: mp('de'), asin: 'ECHOWARM01' });
+    second.done!();
+    expect(grid.stats().warmPages).toBe(0); // the second read runs on the first one's page
+    const echo = recorder.requests.find((r) => r.path === '/www.amazon.de/dp/ECHOWARM01');
+    expect(echo?.headers.cookie).toMatch(/(^|; )i18n-prefs=EUR(;|$)/);
+    expect(echo?.headers.cookie).not.toMatch(/crumb|customer/);
+    expect(echo?.headers['accept-language']).toBe(mp('de').acceptLanguage);
+    await expectIdle(grid);
+    expect(grid.stats().warmPages).toBe(1);
+  });
+
   it('pins Accept-Language and the currency/language cookies per marketplace', async () => {
     await testGrid.read({ marketplace: mp('de'), asin: 'ECHO000001' });
     await testGrid.read({ marketplace: mp('jp'), asin: 'ECHO000002' });
@@ -306,205 +222,5 @@ describe('BrowserGrid (local Chromium) with a recording server', () => {
     expect(error).toBeInstanceOf(SourceUnavailableError);
     expect((error as SourceUnavailableError).retryable).toBe(true);
     expect((error as SourceUnavailableError).reason).toBe('timeout');
-  });
-});
-
-describe('BrowserGrid page slots are released on every path', () => {
-  /** Slots held or awaited and pages/contexts open, read right after a read settled. */
-  const usage = (grid: BrowserGrid) => {
-    const { activeReads, queued, openPages, openContexts } = grid.stats();
-    return { activeReads, queued, openPages, openContexts };
-  };
-  const free = { activeReads: 0, queued: 0, openPages: 0, openContexts: 0 };
-
-  it('with one slot, a read that timed out, failed, was cancelled or lost its browser frees it before rejecting; the next read runs at once', async () => {
-    await using grid = await BrowserGrid.start({ wsEndpoints: [], chromePath, maxPages: 1, navTimeoutMs: 1_000, sourceOrigin: recorder.url });
-    const timedOut = await grid.read({ marketplace: mp('com'), asin: 'HANGSLOT01' }).catch((e: unknown) => e);
-    expect(timedOut).toBeInstanceOf(SourceUnavailableError);
-    expect((timedOut as SourceUnavailableError).reason).toBe('timeout');
-    expect(usage(grid)).toEqual(free);
-
-    const failed = await grid.read({ marketplace: mp('com'), asin: 'AWAYSLOT02' }).catch((e: unknown) => e);
-    expect(failed).toBeInstanceOf(SourceUnavailableError);
-    expect(usage(grid)).toEqual(free);
-
-    const controller = new AbortController();
-    const cancelledRead = grid.read({ marketplace: mp('com'), asin: 'HANGSLOT03', signal: controller.signal }).catch((e: unknown) => e);
-    await expect.poll(() => recorder.paths().includes('/www.amazon.com/dp/HANGSLOT03')).toBe(true);
-    controller.abort();
-    expect(await cancelledRead).toBeInstanceOf(ReadCancelledError);
-    expect(usage(grid)).toEqual(free);
-
-    // The browser dies under a running read: the read fails retryably, the slot is free, and the
-    // next read relaunches Chromium.
-    const crashing = grid.read({ marketplace: mp('com'), asin: 'HANGSLOT04' }).catch((e: unknown) => e);
-    await expect.poll(() => recorder.paths().includes('/www.amazon.com/dp/HANGSLOT04')).toBe(true);
-    process.kill(grid.stats().browsers[0]!.pid!, 'SIGKILL');
-    const crashed = await crashing;
-    expect(crashed).toBeInstanceOf(SourceUnavailableError);
-    expect((crashed as SourceUnavailableError).retryable).toBe(true);
-    expect(usage(grid)).toEqual(free);
-
-    // A leaked slot would leave this read queued until the test times out.
-    const started = performance.now();
-    const page = await grid.read({ marketplace: mp('com'), asin: 'ECHOSLOT05' });
-    expect(page.httpStatus).toBe(200);
-    expect(performance.now() - started).toBeLessThan(5_000);
-    page.done!();
-    await expectIdle(grid);
-  });
-
-  it('reads queued behind failing ones get the slot in turn, and the last one succeeds', async () => {
-    await using grid = await BrowserGrid.start({ wsEndpoints: [], chromePath, maxPages: 1, navTimeoutMs: 1_000, sourceOrigin: recorder.url });
-    const reads = [
-      grid.read({ marketplace: mp('com'), asin: 'HANGSLOT06' }).catch((e: unknown) => e),
-      grid.read({ marketplace: mp('com'), asin: 'HANGSLOT07' }).catch((e: unknown) => e),
-      grid.read({ marketplace: mp('com'), asin: 'ECHOSLOT08' }),
-    ];
-    expect(await reads[0]).toBeInstanceOf(SourceUnavailableError);
-    expect(await reads[1]).toBeInstanceOf(SourceUnavailableError);
-    const page = (await reads[2]) as Awaited<ReturnType<BrowserGrid['read']>>;
-    expect(page.httpStatus).toBe(200);
-    page.done!();
-    await expectIdle(grid);
-  });
-});
-
-describe('BrowserGrid via BROWSER_WS_ENDPOINTS', () => {
-  let external: Browser;
-  let profile: string;
-
-  beforeAll(async () => {
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'grid-test-chromium-'));
-    external = await puppeteer.launch({
-      executablePath: chromePath,
-      headless: true,
-      args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0'],
-    });
-  });
-
-  afterAll(async () => {
-    await external?.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  });
-
-  /** Incognito contexts the external browser has, whoever opened them (puppeteer lists only its own). */
-  async function incognitoContexts(): Promise<number> {
-    const session = await external.target().createCDPSession();
-    try {
-      return (await session.send('Target.getBrowserContexts')).browserContextIds.length;
-    } finally {
-      await session.detach();
-    }
-  }
-
-  it('opens the next read\'s context and page ahead of time; a read on that spare keeps nothing of the one before', async () => {
-    const grid = await BrowserGrid.start({ wsEndpoints: [external.wsEndpoint()], maxPages: 2, navTimeoutMs: 10_000, sourceOrigin: recorder.url });
-    try {
-      await expect.poll(() => grid.stats().spares, { timeout: 5_000 }).toBe(1);
-      expect(await incognitoContexts()).toBe(1); // the spare
-      const created: string[] = [];
-      const onCreated = (target: { url(): string }) => created.push(target.url());
-      external.on('targetcreated', onCreated);
-      const first = await grid.read({ marketplace: mp('com'), asin: 'SETCOOKIE1' });
-      external.off('targetcreated', onCreated);
-      expect(first.httpStatus).toBe(200);
-      expect(created).toEqual([]); // the read ran on the spare: no page was opened for it
-      await expectIdle(grid);
-      await expect.poll(() => grid.stats().spares, { timeout: 5_000 }).toBe(1);
-      await grid.read({ marketplace: mp('com'), asin: 'ECHO000009' });
-      const echo = recorder.requests.find((r) => r.path === '/www.amazon.com/dp/ECHO000009');
-      expect(echo?.headers.cookie).toMatch(/(^|; )i18n-prefs=USD(;|$)/);
-      expect(echo?.headers.cookie).not.toMatch(/session-id/);
-      await expectIdle(grid);
-    } finally {
-      await grid.close();
-    }
-    expect(grid.stats().spares).toBe(0);
-    expect(await incognitoContexts()).toBe(0); // the spare closed with the grid
-  });
-
-  it('reads through a remote browser and only disconnects from it on close', async () => {
-    const grid = await BrowserGrid.start({ wsEndpoints: [external.wsEndpoint()], maxPages: 2, navTimeoutMs: 10_000, sourceOrigin: replay.url });
-    const page = await grid.read({ marketplace: mp('com'), asin: 'B0000000D1' });
-    expect(page.httpStatus).toBe(200);
-    expect(Buffer.from(page.bytes).equals(fs.readFileSync(path.join(fixtures, 'com_B0000000D1.html')))).toBe(true);
-    await expectIdle(grid);
-    expect(grid.stats().browsers).toEqual([{ label: external.wsEndpoint(), connected: true, activeReads: 0 }]);
-    await grid[Symbol.asyncDispose]();
-    await grid.close(); // idempotent
-    expect(external.connected).toBe(true);
-    expect(await incognitoContexts()).toBe(0); // no incognito context left behind
-    await expect(grid.read({ marketplace: mp('com'), asin: 'B0000000D1' })).rejects.toBeInstanceOf(BrowserGridClosedError);
-  });
-
-  it('throws a retryable network SourceUnavailableError when the source refuses connections', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const grid = await BrowserGrid.start({ wsEndpoints: [external.wsEndpoint()], maxPages: 1, navTimeoutMs: 5_000, sourceOrigin: origin });
-    try {
-      const error = await grid.read({ marketplace: mp('com'), asin: 'B0000000D1' }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SourceUnavailableError);
-      expect((error as SourceUnavailableError).reason).toBe('network');
-      expect((error as Error).message).toMatch(/ERR_CONNECTION_REFUSED/);
-      await expectIdle(grid);
-    } finally {
-      await grid.close();
-    }
-  });
-
-  it('rejects running reads with BrowserGridClosedError when the grid closes', async () => {
-    const grid = await BrowserGrid.start({ wsEndpoints: [external.wsEndpoint()], maxPages: 1, navTimeoutMs: 10_000, sourceOrigin: recorder.url });
-    const running = grid.read({ marketplace: mp('com'), asin: 'HANG000010' }).catch((e: unknown) => e);
-    const queued = grid.read({ marketplace: mp('com'), asin: 'HANG000011' }).catch((e: unknown) => e);
-    await expect.poll(() => recorder.paths().includes('/www.amazon.com/dp/HANG000010')).toBe(true);
-    await grid.close();
-    expect(await running).toBeInstanceOf(BrowserGridClosedError);
-    expect(await queued).toBeInstanceOf(BrowserGridClosedError);
-    await expectIdle(grid);
-    expect((await external.browserContexts()).length).toBe(1);
-  });
-
-  it('spreads reads over the endpoints, at most maxPages each, and fails over none to a dead one', async () => {
-    const dead = 'ws://127.0.0.1:9/devtools/browser/none';
-    const grid = await BrowserGrid.start({
-      wsEndpoints: [external.wsEndpoint(), external.wsEndpoint(), dead],
-      maxPages: 1,
-      navTimeoutMs: 10_000,
-      sourceOrigin: recorder.url,
-    });
-    try {
-      expect(grid.stats().browsers.map((b) => b.connected)).toEqual([true, true, false]);
-      const holders = new AbortController();
-      const held = ['HANG000021', 'HANG000022'].map((asin) =>
-        grid.read({ marketplace: mp('com'), asin, signal: holders.signal }).catch((e: unknown) => e),
-      );
-      await expect.poll(() => grid.stats().browsers.map((b) => b.activeReads)).toEqual([1, 1, 0]);
-      // The only browser with room left is the dead one: the read fails, retryably.
-      const third = await grid.read({ marketplace: mp('com'), asin: 'ECHO000020' }).catch((e: unknown) => e);
-      expect(third).toBeInstanceOf(SourceUnavailableError);
-      expect((third as SourceUnavailableError).reason).toBe('browser');
-      holders.abort();
-      for (const outcome of await Promise.all(held)) expect(outcome).toBeInstanceOf(ReadCancelledError);
-      await expectIdle(grid);
-    } finally {
-      await grid.close();
-    }
-  });
-
-  it('fails to start with BrowserStartError when no endpoint answers', async () => {
-    await expect(BrowserGrid.start({ wsEndpoints: ['ws://127.0.0.1:9/devtools/browser/none'], maxPages: 1, navTimeoutMs: 1_000 })).rejects.toBeInstanceOf(
-      BrowserStartError,
-    );
-  });
-});
-
-describe('BrowserGrid start-up errors', () => {
-  it('names what it tried when no Chromium exists', async () => {
-    const error = await BrowserGrid.start({ wsEndpoints: [], chromePath: '/nonexistent/chromium', maxPages: 1, navTimeoutMs: 1_000 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ChromeNotFoundError);
-    expect((error as Error).message).toContain('/nonexistent/chromium');
   });
 });

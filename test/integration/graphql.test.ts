@@ -166,6 +166,15 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
   let counting: ReturnType<typeof countingDb>;
   let gql: GqlClient;
   const measured: Record<string, Record<number, { total: number; data: number }>> = {};
+  /**
+   * The data statements do not grow with the page size. Around them: authentication, rate limiting
+   * and at most one flush of the usage meter, which runs once a second whatever the request (so a
+   * slow request may include one and a fast one not).
+   */
+  const expectConstant = (m: Record<number, { total: number; data: number }>) => {
+    expect(m[100]!.data).toBe(m[1]!.data);
+    expect(m[100]!.total - m[100]!.data).toBeLessThanOrEqual(3);
+  };
   /** Statements of authentication, rate limiting and metering; the rest reads the data. */
   const overhead = /"?api_keys"?|"public"\."accounts"|rate_limits|usage_counters/;
 
@@ -219,7 +228,7 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
       expect(data.subscriptions.edges.every((e: any) => e.node.latestObservation.title.endsWith('#2'))).toBe(true);
     }
     const m = measured['subscriptions+latestObservation']!;
-    expect(m[100]).toEqual(m[1]);
+    expectConstant(m);
     expect(m[100]!.data).toBe(2);
     expect(m[100]!.total).toBeLessThanOrEqual(7);
   });
@@ -234,7 +243,7 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
       }
     }
     const m = measured['subscriptions+observations']!;
-    expect(m[100]).toEqual(m[1]);
+    expectConstant(m);
     expect(m[100]!.data).toBe(5); // page, totalCount, latest, delivery ids, delivery rows
   });
 
@@ -256,7 +265,7 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
       expect(data.tasks.edges.every((e: any) => e.node.product.title.startsWith('B0CNT'))).toBe(true);
     }
     const m = measured['tasks+product']!;
-    expect(m[100]).toEqual(m[1]);
+    expectConstant(m);
     expect(m[100]!.data).toBe(2);
   });
 

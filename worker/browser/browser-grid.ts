@@ -6,8 +6,9 @@
  *   browser-slot.ts: one browser, (re)connected or (re)launched; semaphore.ts: the slot queue.
  * - read-session.ts: one read on a leased slot (deadline, abort, grid close, error classes from
  *   read-failure.ts); read-resources.ts: the context and page it opened, closed once.
- * - page-setup.ts: the context (a spare from spare-pages.ts when ready), cookies, headers, user
- *   agent; page-capture.ts: the navigation and the document's raw bytes.
+ * - page-setup.ts: the context (an earlier read's page from warm-pages.ts, else a spare from
+ *   spare-pages.ts when ready), cookies, headers, user agent, JavaScript and cache off;
+ *   page-capture.ts: the navigation and the document's raw bytes.
  * - held-pages.ts: a finished read's page kept open until its caller is done with the bytes.
  * - source-page.ts: the request and answer shapes; errors.ts: what a read throws.
  */
@@ -23,6 +24,7 @@ import type { OpenPageCounts } from './read-resources.js';
 import { ReadSession, readTimeLimitMs, type ReadSessionDeps } from './read-session.js';
 import type { ReadRequest, SourcePage } from './source-page.js';
 import { SparePages } from './spare-pages.js';
+import { WarmPages } from './warm-pages.js';
 import { CLOSE_TIMEOUT_MS, within } from './within.js';
 
 export { CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from './held-pages.js';
@@ -52,6 +54,8 @@ export interface BrowserGridStats {
   openContexts: number;
   /** Spare contexts with a blank page, opened ahead of the next read (at most one per browser). */
   spares: number;
+  /** Pages of finished direct reads kept for the next ones (at most `maxPages` per browser; not counted in `openPages`). */
+  warmPages: number;
   /** Reads holding a page slot. */
   activeReads: number;
   /** Reads waiting for a page slot. */
@@ -66,8 +70,10 @@ const ASIN_PATTERN = /^[A-Za-z0-9]{10}$/;
 
 /**
  * Reads product pages through headless Chromium: remote browsers over CDP
- * (`BROWSER_WS_ENDPOINTS`) or one local Chromium. Each read gets a fresh incognito context with
- * the marketplace's language and currency pinned (page-setup.ts); every request but the document
+ * (`BROWSER_WS_ENDPOINTS`) or one local Chromium. Each read runs in an incognito context of its
+ * own at a time (a direct read's page and context are kept for a later read, with every cookie
+ * deleted in between: warm-pages.ts) with the marketplace's language and currency pinned
+ * (page-setup.ts); every request but the document
  * is blocked (page-capture.ts), and in replay mode every origin but `sourceOrigin`. A browser that
  * disconnects or crashes is reconnected/relaunched on the next read.
  */
@@ -80,6 +86,7 @@ export class BrowserGrid implements AsyncDisposable {
   private readonly reads = new Set<Promise<void>>();
   private readonly held: HeldPages;
   private readonly spares: SparePages;
+  private readonly warm: WarmPages;
   private readonly session: ReadSessionDeps;
   private closing: Promise<void> | undefined;
   private spareTimer: NodeJS.Timeout | undefined;
@@ -90,11 +97,13 @@ export class BrowserGrid implements AsyncDisposable {
   ) {
     this.logger = options.logger;
     this.spares = new SparePages(this.logger);
+    this.warm = new WarmPages(options.maxPages);
     this.sourceOrigin = options.sourceOrigin ? new URL(options.sourceOrigin).origin : undefined;
     this.held = new HeldPages(() => ({ activeReads: pool.activeReads, queued: pool.queued, closing: this.closing !== undefined }));
     this.session = {
       pool,
       spares: this.spares,
+      warm: this.warm,
       counts: this.counts,
       interrupts: this.interrupts,
       navTimeoutMs: options.navTimeoutMs,
@@ -221,6 +230,7 @@ export class BrowserGrid implements AsyncDisposable {
       openPages: this.counts.pages,
       openContexts: this.counts.contexts,
       spares: this.spares.ready,
+      warmPages: this.warm.ready,
       activeReads: this.pool.activeReads,
       queued: this.pool.queued,
       browsers: this.pool.slots.map((slot) => ({
@@ -246,6 +256,8 @@ export class BrowserGrid implements AsyncDisposable {
       const sparesClosed = this.spares.close(); // first, so that no spare is opened afterwards
       await within(Promise.allSettled([...this.reads]), CLOSE_TIMEOUT_MS * 2);
       await within(sparesClosed, CLOSE_TIMEOUT_MS * 2);
+      // After the reads: a read that ends now keeps nothing (put() closes its page on a closed WarmPages).
+      await within(this.warm.close(), CLOSE_TIMEOUT_MS * 2);
       await this.pool.close();
     })();
     return this.closing;

@@ -158,6 +158,9 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     // are what we read, so they still count.
     if (captured) return withCookies(await captured.catch(() => Promise.reject(error)));
     throw error;
+  } finally {
+    // The page may serve a later read (warm-pages.ts): its interception ends with this one.
+    await cdp.detach().catch(() => undefined);
   }
   if (captured) return withCookies(await captured);
   // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.

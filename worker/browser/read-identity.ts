@@ -1,7 +1,7 @@
 /**
  * What the grid asks of the identity a read goes out with (worker/identity implements it): the
  * proxy its context is opened with, the cookies the session holds, and the page's preparation
- * (proxy credentials, user agent, headers, screen). The grid knows nothing of sessions, pools or
+ * (proxy credentials, user agent, headers). The grid knows nothing of sessions, pools or
  * fingerprints; a read without an identity is prepared as before (page-setup.ts).
  */
 import type { BrowserContextOptions, CookieData, Page } from 'puppeteer-core';
@@ -17,7 +17,7 @@ export interface ReadIdentity {
   cookies(url: string): CookieData[];
   /**
    * Prepares `page` before it navigates: answers the proxy's credential challenge
-   * (`page.authenticate`), sets the user agent, `Accept-Language` and other headers, and the screen.
+   * (`page.authenticate`), sets the user agent, `Accept-Language` and the client hints.
    */
   preparePage(page: Page): Promise<void>;
 }

@@ -78,6 +78,21 @@ export class ReadResources implements AsyncDisposable {
     }
   }
 
+  /**
+   * Hands the context and page over to the caller (a warm page kept for the next read) instead of
+   * closing them: they leave the open counts and {@link close} no longer touches them.
+   * @returns undefined when the read has no page (or no context) left.
+   */
+  keep(): { context: BrowserContext; page: Page } | undefined {
+    const { page, context } = this;
+    if (!page || !context || page.isClosed()) return undefined;
+    this.page = undefined;
+    this.context = undefined;
+    this.counts.pages -= 1;
+    this.counts.contexts -= 1;
+    return { context, page };
+  }
+
   /** Stops the read and closes what it opened. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.stop();

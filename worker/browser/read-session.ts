@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import type { Browser } from 'puppeteer-core';
 import type { BrowserPool, SlotLease } from './browser-pool.js';
 import { SourceUnavailableError, type ReadCancelledError } from './errors.js';
 import { capturePage, type CapturedDocument } from './page-capture.js';
@@ -14,6 +15,7 @@ import { classifyReadFailure } from './read-failure.js';
 import { ReadResources, type OpenPageCounts } from './read-resources.js';
 import type { ReadRequest, SourcePage } from './source-page.js';
 import type { SparePages } from './spare-pages.js';
+import type { WarmPages } from './warm-pages.js';
 import { CLOSE_TIMEOUT_MS, within } from './within.js';
 
 /** Extra time a read may take beyond the navigation limit for context/page setup and teardown, ms. */
@@ -28,6 +30,8 @@ export function readTimeLimitMs(navTimeoutMs: number): number {
 export interface ReadSessionDeps {
   pool: BrowserPool;
   spares: SparePages;
+  /** Pages of finished direct reads, kept for the next ones. */
+  warm: WarmPages;
   /** The grid's open page and context counters. */
   counts: OpenPageCounts;
   /** Interrupts of the running reads: the grid calls each when it closes. */
@@ -44,6 +48,10 @@ export class ReadSession implements AsyncDisposable {
   private readonly resources: ReadResources;
   private work: Promise<CapturedDocument> | undefined;
   private deadline: NodeJS.Timeout | undefined;
+  /** The browser the read runs on, once found. */
+  private browser: Browser | undefined;
+  /** True once the document was captured and answered: its page may serve the next read. */
+  private succeeded = false;
   private readonly interrupt: (error: Error) => void;
   private readonly interrupted: Promise<never>;
   private readonly onAbort = (): void => this.interrupt(this.cancelled());
@@ -93,6 +101,7 @@ export class ReadSession implements AsyncDisposable {
       throw classified;
     }
     clearTimeout(this.deadline);
+    this.succeeded = true;
     const page: SourcePage = {
       httpStatus: document.status,
       bytes: document.bytes,
@@ -108,27 +117,38 @@ export class ReadSession implements AsyncDisposable {
     return page;
   }
 
-  /** Stops the read, closes its page and context, and waits (at most `CLOSE_TIMEOUT_MS`) for its navigation to let go. */
+  /**
+   * Stops the read, closes its page and context (or, after a direct read that succeeded, keeps them
+   * warm for the next read: warm-pages.ts), and waits (at most `CLOSE_TIMEOUT_MS`) for its
+   * navigation to let go.
+   */
   async [Symbol.asyncDispose](): Promise<void> {
     clearTimeout(this.deadline);
     this.request.signal?.removeEventListener('abort', this.onAbort);
     this.deps.interrupts.delete(this.interrupt);
+    const kept = this.succeeded && this.browser && !this.request.identity?.proxyServer ? this.resources.keep() : undefined;
+    if (kept) await this.deps.warm.put(this.lease.slot, { browser: this.browser!, ...kept });
     // Closing the page interrupts a navigation still in flight.
     await this.resources[Symbol.asyncDispose]();
     if (this.work) await within(this.work, CLOSE_TIMEOUT_MS);
   }
 
   private async navigate(): Promise<CapturedDocument> {
-    const { pool, spares, navTimeoutMs, sourceOrigin } = this.deps;
+    const { pool, spares, warm, navTimeoutMs, sourceOrigin } = this.deps;
     const { resources, lease, url } = this;
     try {
       const browser = await pool.browserFor(lease, url, () => resources.isStopped);
+      this.browser = browser;
       resources.throwIfStopped();
       const { identity } = this.request;
-      // Spares have no proxy: a proxied read opens its own context and leaves the spare to the next direct one.
-      const spare = identity?.proxyServer ? undefined : await spares.take(lease.slot, browser);
+      // Warm pages and spares have no proxy: a proxied read opens its own context and leaves them to the next direct one.
+      const used = identity?.proxyServer ? undefined : warm.take(lease.slot, browser);
+      const spare = identity?.proxyServer || used ? undefined : await spares.take(lease.slot, browser);
       const page = await prepareReadPage(
-        { slot: lease.slot, browser, ...(spare && { spare }), marketplace: this.request.marketplace, url, ...(identity && { identity }) },
+        {
+          slot: lease.slot, browser, ...(used && { spare: used, warm: true }), ...(spare && { spare }),
+          marketplace: this.request.marketplace, url, ...(identity && { identity }),
+        },
         resources,
       );
       const document = await capturePage(page, {

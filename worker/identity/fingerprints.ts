@@ -1,27 +1,24 @@
 /**
  * Browser fingerprints of sessions: Apify's fingerprint-generator draws a plausible desktop Chrome
  * (user agent, client hints, screen, navigator) from real-world statistics, in the marketplace's
- * locale; fingerprint-injector's script makes the page's navigator and screen agree with it. The
- * marketplace's `Accept-Language` (core/marketplaces.ts) is kept exactly, so the source answers in
- * the marketplace's language as before.
+ * locale. The marketplace's `Accept-Language` (core/marketplaces.ts) is kept exactly, so the source
+ * answers in the marketplace's language as before.
  *
- * The page settings are sent to Chromium at once rather than one after another as the injector's
- * `attachFingerprintToPuppeteer` does (it costs a read several CDP round trips in a row); what
- * reaches the source is the same: the user agent, the client hints and the language. The
- * request-dependent headers the generator also draws (`Accept`, `Sec-Fetch-*`, …) are left to
- * Chromium, which writes them per request.
+ * Only what goes on the wire is applied: the user agent, the client hints and the language, sent
+ * to Chromium at once. The JavaScript-visible half of a fingerprint (navigator, screen; what
+ * fingerprint-injector's script would patch into every document) has nobody to observe it: the
+ * grid hands Chromium a stand-in for the document and runs no script (worker/browser/page-setup.ts,
+ * page-capture.ts), so injecting it would only cost each read a script compiled in a fresh renderer,
+ * a viewport change and their CDP round trips. The request-dependent headers the generator also
+ * draws (`Accept`, `Sec-Fetch-*`, …) are left to Chromium, which writes them per request.
  */
 import { FingerprintGenerator, type BrowserFingerprintWithHeaders } from 'fingerprint-generator';
-import { FingerprintInjector } from 'fingerprint-injector';
 import type { Page } from 'puppeteer-core';
 import type { Marketplace } from '../../core/marketplaces.js';
 
 export type { BrowserFingerprintWithHeaders };
 
 let generator: FingerprintGenerator | undefined;
-let injector: FingerprintInjector | undefined;
-/** The injector's script of each fingerprint, built once per session (≈ 33 KB of text). */
-const scripts = new WeakMap<BrowserFingerprintWithHeaders, string>();
 
 /** The headers of a fingerprint that hold for every request of the browser: its client hints and language. */
 function browserWideHeaders(headers: Record<string, string>): Record<string, string> {
@@ -46,19 +43,10 @@ export function marketplaceFingerprint(marketplace: Marketplace): BrowserFingerp
   return { ...drawn, headers: { ...drawn.headers, 'accept-language': marketplace.acceptLanguage } };
 }
 
-/** Applies `fingerprint` to `page` before it navigates: user agent, client hints and language, screen, the injector's script. */
+/** Applies `fingerprint` to `page` before it navigates: its user agent, client hints and language (what the source sees). */
 export async function applyFingerprint(page: Page, fingerprint: BrowserFingerprintWithHeaders): Promise<void> {
-  injector ??= new FingerprintInjector();
-  let script = scripts.get(fingerprint);
-  if (script === undefined) {
-    script = injector.getInjectableScript(fingerprint);
-    scripts.set(fingerprint, script);
-  }
-  const { screen, navigator } = fingerprint.fingerprint;
   await Promise.all([
-    page.setUserAgent({ userAgent: navigator.userAgent }),
+    page.setUserAgent({ userAgent: fingerprint.fingerprint.navigator.userAgent }),
     page.setExtraHTTPHeaders(browserWideHeaders(fingerprint.headers)),
-    page.setViewport({ width: screen.width, height: screen.height, deviceScaleFactor: screen.devicePixelRatio }),
-    page.evaluateOnNewDocument(script),
   ]);
 }

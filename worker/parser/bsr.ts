@@ -1,7 +1,7 @@
 /** `bsr`: Best Sellers Rank in any layout and language (product-page-contract.md "bsr"). */
 import type { Bsr, CategoryRank } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
-import { BSR_LABELS, RANK_CONNECTORS, SEE_TOP_PHRASES, containsAny } from './locale.js';
+import { BSR_LABELS, BSR_WHOLE_LABELS, RANK_CONNECTORS, SEE_TOP_PHRASES, containsAny } from './locale.js';
 import { query } from './query.js';
 import { INLINE_TAGS, clean, parseGroupedInt, textOf } from './text.js';
 
@@ -17,7 +17,8 @@ export const BSR_PARTS: PageParts = { ids: ['SalesRank'] };
 /** True when a label text names the Best Sellers Rank. */
 export function isBsrLabel(label: string): boolean {
   const l = clean(label).toLowerCase();
-  return l.length > 0 && l.length < 80 && containsAny(l, BSR_LABELS);
+  if (l.length === 0 || l.length >= 80) return false;
+  return containsAny(l, BSR_LABELS) || BSR_WHOLE_LABELS.includes(l.replace(/[\s:：]+$/, ''));
 }
 
 /** Finds the rank block: the value element and the label element to leave out. */

@@ -15,13 +15,17 @@ export const CONTENT_PARTS: PageParts = {
   ],
 };
 
+const CONTROL_CLASS = /(?:^|\s)a-expander-(?:prompt|header)(?:\s|$)/;
+
 /**
- * Expander prompts ("Read more", "Leia mais"), other controls, and the navigation link to the full
- * editorial reviews ("See all Editorial Reviews") inside a text block: not part of its text.
+ * Expander prompts ("Read more", "Leia mais") and other expander controls, and the navigation link to
+ * the full editorial reviews ("See all Editorial Reviews"), inside a text block: not part of its text.
+ * (Tested on attributes directly: a selector match per element of a long description is slow.)
  */
-const CONTROLS =
-  '.a-expander-prompt, .a-expander-header, [data-action="a-expander-toggle"], .a-declarative[data-action="a-expander-toggle"], a[href*="/product-description/"]';
-const notControl = (el: Element): boolean => el.matches(CONTROLS);
+const notControl = (el: Element): boolean =>
+  CONTROL_CLASS.test(el.getAttribute('class') ?? '') ||
+  el.getAttribute('data-action') === 'a-expander-toggle' ||
+  (el.tagName === 'A' && (el.getAttribute('href') ?? '').includes('/product-description/'));
 
 /** "Make sure this fits" items of the bullets (shown only for a chosen model). */
 const FITMENT = '#replacementPartsFitmentBullet, [id^="replacementPartsFitment"]';

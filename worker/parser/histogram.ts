@@ -19,8 +19,9 @@ const PERCENT_WORDS = /%|percent|por ciento|por cento|prozent|pour cent|per cent
 
 /** Star and percentage from a row's accessible label that states both (`0 percent of reviews have 1 stars`). */
 function fromAriaLabel(row: Element): { star: number; pct: number } | null {
-  for (const el of [row, ...row.querySelectorAll('[aria-label]')]) {
+  for (const el of [row, ...row.getElementsByTagName('*')]) {
     const label = (el.getAttribute('aria-label') ?? '').toLowerCase();
+    if (!label) continue;
     if (!PERCENT_WORDS.test(label)) continue;
     const nums = label.match(/\d+/g);
     if (!nums || nums.length !== 2) continue;
@@ -32,7 +33,7 @@ function fromAriaLabel(row: Element): { star: number; pct: number } | null {
 
 /** The star count a histogram row is for: its `filterByStar=` link, else the number its label starts with. */
 function starOf(row: Element): number | null {
-  for (const a of row.querySelectorAll('a[href*="filterByStar="]')) {
+  for (const a of row.getElementsByTagName('a')) {
     const m = /filterByStar=(one|two|three|four|five)_star/.exec(a.getAttribute('href') ?? '');
     if (m) return STAR_WORDS[m[1]!]!;
   }
@@ -53,7 +54,7 @@ function percentOf(row: Element): number | null {
   if (now && /^\d{1,3}$/.test(now.trim())) return Number(now.trim());
   const aria = PERCENT.exec(meter?.getAttribute('aria-label') ?? '');
   if (aria) return Number(aria[1]);
-  for (const el of row.querySelectorAll('[title], [aria-label]')) {
+  for (const el of row.getElementsByTagName('*')) {
     const m = PERCENT.exec(el.getAttribute('title') ?? '') ?? PERCENT.exec(el.getAttribute('aria-label') ?? '');
     if (m) return Number(m[1]);
   }

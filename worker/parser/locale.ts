@@ -26,6 +26,13 @@ export const BSR_LABELS: readonly string[] = [
   'ランキング',
 ];
 
+/**
+ * Rank labels recognised only as a whole label (compared without a trailing colon): the table row of
+ * the English-language amazon.co.jp is labelled "Amazon Bestseller" without the colon its bullet
+ * carries, and as a mere substring the words would also match badges and headings.
+ */
+export const BSR_WHOLE_LABELS: readonly string[] = ['amazon bestseller', 'amazon bestsellers'];
+
 /** Customer-review rows of the details section (left out of `details`). */
 export const REVIEW_LABELS: readonly string[] = [
   'customer review',
@@ -187,6 +194,15 @@ export const MONEY: Record<MarketplaceCode, MoneyFormat> = {
 export function containsAny(text: string, phrases: readonly string[]): boolean {
   return phrases.some((p) => text.includes(p));
 }
+
+/**
+ * Headers of a buy-box offer section that holds a used offer (`Buy used`, `Gebraucht kaufen`, …): its
+ * price is never the featured new offer's, whatever ids the section carries.
+ */
+export const USED_OFFER_PHRASES: readonly string[] = [
+  'buy used', 'used:', 'used -', 'gebraucht kaufen', 'gebraucht:', "acheter d'occasion", 'acheter d’occasion',
+  "d'occasion:", 'compra usato', 'usato:', 'comprar usado', 'usado:', 'comprar seminovo', '中古品を購入', '中古品:',
+];
 
 /** Tax notes after a price that are not part of the amount (`￥ 2,814 (税込)`). */
 export const TAX_NOTES: readonly string[] = ['（税込）', '(税込)', '税込'];

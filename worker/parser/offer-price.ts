@@ -6,8 +6,8 @@ import type { Marketplace } from '../../core/marketplaces.js';
 import type { Coupon, Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { COUPON_WORDS, PRIME_PHRASES, TRAILING_LINK_TEXTS, containsAny } from './locale.js';
-import { HIDDEN_COPY, otherOffer } from './offer.js';
-import { CORE_IDS, SNS_ROW, parsePrice, priceText } from './price.js';
+import { HIDDEN_COPY, inSubscribeSave, otherOffer } from './offer.js';
+import { CORE_IDS, parsePrice, priceText } from './price.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
@@ -54,7 +54,7 @@ function agreed(els: readonly Element[], marketplace: Marketplace): Price | null
 /** The struck-through reference price of the featured offer; null when none or not read with confidence. */
 export function readListPrice(doc: Document, marketplace: Marketplace): Price | null {
   for (const sels of LIST_SOURCES) {
-    const els = queryAll(doc, sels).filter((el) => !otherOffer(el) && !el.closest(SNS_ROW) && !el.closest(HIDDEN_COPY));
+    const els = queryAll(doc, sels).filter((el) => !otherOffer(el) && !inSubscribeSave(el) && !el.closest(HIDDEN_COPY));
     const p = agreed(els, marketplace);
     if (p !== undefined) return p;
   }

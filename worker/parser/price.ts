@@ -2,8 +2,8 @@
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
-import { MONEY, TAX_NOTES } from './locale.js';
-import { NOT_FEATURED } from './offer.js';
+import { MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
+import { inSubscribeSave, otherOffer } from './offer.js';
 import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
 
@@ -25,7 +25,7 @@ const SOURCES: readonly string[][] = [
   ['#tmmSwatches .a-button-selected .a-color-price', '#tmmSwatches .swatchElement.selected .slot-price .a-color-price'],
   [
     '#buyNewSection .offer-price', '#newBuyBoxPrice', '#mediaNoAccordion .header-price', '#newBuyingOption .header-price',
-    '#newOfferAccordionRow .header-price', '#booksHeaderSection #price',
+    '#newOfferAccordionRow .header-price', '#booksHeaderSection #price', '#buybox .offer-price',
   ],
   ['#price_inside_buybox'],
   ['.priceLarge', '#actualPriceValue'],
@@ -33,7 +33,8 @@ const SOURCES: readonly string[][] = [
 
 /**
  * What `SOURCES` reads (ancestors such as `newAccordionRow*` / `usedAccordionRow*` come with it): in the
- * core price containers only the price elements the core selectors name, the other containers in full.
+ * core price containers only the price elements the core selectors name, the other containers in full,
+ * and the buy box's offer-section headers ("Buy new" / "Buy used", read by `usedSection`).
  */
 export const PRICE_PARTS: PageParts = {
   ids: [
@@ -41,14 +42,12 @@ export const PRICE_PARTS: PageParts = {
     'buyNewSection', 'newBuyBoxPrice', 'mediaNoAccordion', 'newBuyingOption', 'price_inside_buybox', 'actualPriceValue',
     'newOfferAccordionRow', 'booksHeaderSection',
   ],
-  classes: ['priceLarge'],
+  classes: ['priceLarge', 'offer-price', 'rbbHeader', 'accordion-header'],
   shellIds: [...CORE_IDS, 'usedBuySection', 'usedbuyBox', 'usedBuyBox', 'unqualifiedBuyBox', 'desktop_qualifiedBuyBox', 'qualifiedBuybox', 'snsAccordionRowMiddle', 'sns-base-price'],
   shellIdPrefixes: ['usedAccordionRow', 'newAccordionRow'],
   scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit'] },
 };
 
-/** Subscribe & Save rows: their prices are never the one-time price. */
-export const SNS_ROW = '#snsAccordionRowMiddle, #sns-base-price, [id*="subscribe" i], [class*="subscribe" i], [id^="sns"]';
 /** Unit prices (per count / kg). */
 const UNIT_PRICE = '.pricePerUnit';
 /** Containers that show the featured new offer in the buy box. */
@@ -104,6 +103,16 @@ function parseAmount(num: string, decimal: '.' | ','): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** An offer section of the buy box (accordion row, buy-box section) and its header ("Buy new", "Buy used"). */
+const OFFER_SECTION = '.rbbSection, .a-accordion-row-container, .accordion-row';
+const OFFER_HEADER = '.rbbHeader, .accordion-header';
+
+/** True when a price sits in a buy-box section headed as a used offer ("Buy used", "Gebraucht kaufen", …), whatever its ids. */
+function usedSection(el: Element): boolean {
+  const header = el.closest(OFFER_SECTION)?.querySelector(OFFER_HEADER);
+  return !!header && containsAny(textOf(header).toLowerCase(), USED_OFFER_PHRASES);
+}
+
 /** True when the buy box holds only a used / other-seller offer (its price is never the featured one's). */
 function usedOfferOnly(doc: Document): boolean {
   // By id (the document's id index): a document-wide selector query walks every node.
@@ -135,7 +144,7 @@ export function readPriceState(doc: Document, marketplace: Marketplace): { price
   for (const sels of SOURCES) {
     const texts: string[] = [];
     for (const el of queryAll(doc, sels)) {
-      if (el.closest(NOT_FEATURED) || el.closest(SNS_ROW) || el.closest(UNIT_PRICE)) continue;
+      if (otherOffer(el) || inSubscribeSave(el) || el.closest(UNIT_PRICE) || usedSection(el)) continue;
       const t = priceText(el);
       if (t) texts.push(t);
     }

@@ -117,7 +117,7 @@ function swatchAsin(li: Element, link: Element | null): string | null {
 
 /** A swatch's format name: its title slot, else its first span's text, else the first leaf text that is not a price (icons are not names). */
 function swatchName(li: Element, btn: Element): string {
-  const slot = li.querySelector('.slot-title, .mediaTab_title');
+  const slot = btn.querySelector('.slot-title') ?? li.querySelector('.slot-title, .mediaTab_title');
   if (slot) return textOf(slot);
   const first = btn.querySelector('span');
   const firstText = first ? textOf(first) : '';
@@ -131,6 +131,24 @@ function swatchName(li: Element, btn: Element): string {
   return textOf(btn, (el) => el.matches('.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen'));
 }
 
+/**
+ * The format buttons of one swatch with their names: every button, or, when the swatch holds several
+ * (music: a "Streaming / Unlimited" button beside the "MP3 / $9.49" one, both linking to the MP3
+ * album), those that show a price of their own: a streaming subscription is no format with an ASIN of
+ * its own, the format is "MP3".
+ */
+function formatButtons(li: Element): { btn: Element; name: string }[] {
+  const btns = [...li.querySelectorAll('.a-button-text')];
+  if (btns.length === 0) {
+    const a = li.querySelector('a');
+    if (a) btns.push(a);
+  }
+  const out = btns.map((btn) => ({ btn, name: clean(swatchName(li, btn).replace(/\s*[-–]?\s*$/, '')) }));
+  if (out.length < 2) return out;
+  const priced = out.filter(({ btn, name }) => /\d/.test(textOf(btn).replace(name, '')));
+  return priced.length ? priced : out.slice(0, 1);
+}
+
 /** Reads format swatches (books, music, film): the selected format's name and each format's ASIN. */
 export function readFormatSwatches(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
@@ -138,14 +156,13 @@ export function readFormatSwatches(doc: Document, pageAsin: string | null): { va
   const all = queryAll(doc, ['#tmmSwatches .swatchElement', '#mediaTabs_tabSet li.mediaTab_heading']);
   const items = all.filter((el) => !all.some((o) => o !== el && o.contains(el)) && !el.matches('.olpLink, .otherSellers'));
   for (const li of items) {
-    const btn = li.querySelector('.a-button-text, a');
-    if (!btn) continue;
-    const nameText = clean(swatchName(li, btn).replace(/\s*[-–]?\s*$/, ''));
-    if (!nameText) continue;
     const selected = li.matches('.selected, .a-active') || !!li.querySelector('.a-button-selected');
-    if (selected && !variant) variant = nameText;
-    const asin = swatchAsin(li, btn) ?? (selected ? pageAsin : null);
-    if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name: nameText, asin });
+    for (const { btn, name } of formatButtons(li)) {
+      if (!name) continue;
+      if (selected && !variant) variant = name;
+      const asin = swatchAsin(li, btn) ?? (selected ? pageAsin : null);
+      if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name, asin });
+    }
   }
   if (items.length === 0) return readMediaMatrix(doc, pageAsin);
   return { variant, variants };

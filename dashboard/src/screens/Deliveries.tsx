@@ -40,7 +40,8 @@ export function Deliveries() {
       <select id="delivery-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as typeof kind)}>
         <option value="">all</option>
         {KINDS.map((k) => <option value={k}>{k}</option>)}
-      </select>
+      </select>{' '}
+      <button type="button" id="deliveries-refresh" onClick={() => void log.reload()} disabled={log.loading}>Refresh</button>
       <ErrorNote error={log.error ?? error} />
       {note ? <p role="status">{note}</p> : null}
       {log.data && edges.length === 0 ? <p class="muted" data-testid="no-delivery">No delivery{kind ? ` of kind ${kind}` : ''} yet.</p> : null}

@@ -1,7 +1,8 @@
 /**
  * One product: its latest stored observation (productHistory, limit 1) and charts of price and
- * BSR rank over 30, 90 or 180 days with their minimum and maximum (product analytics: stats and a
- * daily series). Both reads are charged at the plan's history rate, once per window shown.
+ * BSR rank over 30, 90 or 180 days with their minimum and maximum, and the newest changes (product
+ * analytics: stats, series and changes in one `product` field). Both reads are charged at the
+ * plan's history rate, once per window shown.
  */
 import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
@@ -22,6 +23,7 @@ const ProductQuery = graphql(`
         bsr { min minAt max maxAt avg last }
       }
       series(window: { days: $days }) { currency points { at price bsrRank } }
+      changes(window: { days: $days }) { field observedAt before after delta deltaPercent currency }
     }
   }
 `, [ProductFields]);
@@ -34,6 +36,7 @@ export function ProductPage({ asin, marketplace }: { asin: string; marketplace: 
   const latest = data?.productHistory.products[0];
   const stats = data?.product?.stats;
   const series = data?.product?.series;
+  const changes = (data?.product?.changes ?? []).slice(-10).reverse();
   return (
     <section>
       <h1>Product {asin} <span class="muted">({marketplace})</span></h1>
@@ -58,6 +61,21 @@ export function ProductPage({ asin, marketplace }: { asin: string; marketplace: 
           <Chart title={`Price (${series.currency ?? 'no price'}), ${days} days`} label="price" points={series.points.map((p) => [p.at, p.price])} />
           <Chart title={`Best Sellers Rank, ${days} days`} label="bsr" points={series.points.map((p) => [p.at, p.bsrRank])} color="#ea580c" invert />
         </div>
+      ) : null}
+      {changes.length ? (
+        <table data-testid="changes">
+          <caption>The {changes.length} newest changes of price and rank</caption>
+          <thead><tr><th scope="col">When</th><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th><th scope="col">Change</th></tr></thead>
+          <tbody>
+            {changes.map((c) => (
+              <tr key={`${c.field}${c.observedAt}`}>
+                <td>{when(c.observedAt)}</td><td>{c.field === 'PRICE' ? 'price' : 'rank'}</td>
+                <td>{c.before ?? '—'}</td><td>{c.after ?? '—'}{c.field === 'PRICE' && c.currency ? ` ${c.currency}` : ''}</td>
+                <td>{c.delta !== null ? `${c.delta > 0 ? '+' : ''}${c.delta}${c.deltaPercent !== null ? ` (${c.deltaPercent}%)` : ''}` : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       ) : null}
     </section>
   );

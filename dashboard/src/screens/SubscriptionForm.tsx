@@ -52,6 +52,7 @@ export function SubscriptionForm({ onSaved, editing }: { onSaved(): void; editin
       else {
         setNote(`Subscription ${result.subscription?.id} saved (${result.subscription?.status}).`);
         setAsin('');
+        setAlertUrl('');
         setRules([]);
         onSaved();
       }

@@ -63,9 +63,11 @@ export function Subscriptions() {
               </td>
               <td>{s.alertUrl ?? '—'}</td>
               <td>{when(s.createdAt)}</td>
-              <td class="inline">
-                <button type="button" onClick={() => setEditing({ asin: s.asin, marketplace: s.marketplace, frequency: s.frequency, alertUrl: s.alertUrl ?? '', rules: s.alerts.map((a) => ({ type: a.type, value: a.value === null ? '' : String(a.value) })) })} aria-label={`Edit the subscription of ${s.asin} (${s.marketplace})`}>Edit</button>
-                <button type="button" onClick={() => void remove(s.id, s.asin)} aria-label={`Delete the subscription of ${s.asin} (${s.marketplace})`}>Delete</button>
+              <td>
+                <span class="inline">
+                  <button type="button" onClick={() => setEditing({ asin: s.asin, marketplace: s.marketplace, frequency: s.frequency, alertUrl: s.alertUrl ?? '', rules: s.alerts.map((a) => ({ type: a.type, value: a.value === null ? '' : String(a.value) })) })} aria-label={`Edit the subscription of ${s.asin} (${s.marketplace})`}>Edit</button>
+                  <button type="button" onClick={() => void remove(s.id, s.asin)} aria-label={`Delete the subscription of ${s.asin} (${s.marketplace})`}>Delete</button>
+                </span>
               </td>
             </tr>
           ))}
