@@ -309,7 +309,7 @@ describe('monitoring/list', () => {
   it('reads a page of any size with three queries (no N+1): subscriptions, latest observations, alert rules', async () => {
     const operations: string[] = [];
     const counting = prisma.$extends({
-      query: { $allOperations: async ({ model, operation, args, query }) => { operations.push(`${model ?? 'raw'}.${operation}`); return query(args); } },
+      query: { $allOperations: async ({ model, operation, args, query }) => { operations.push(`${model}.${operation}`); return query(args); } },
     }) as unknown as PrismaClient;
     const more = await owner.api.post('/v1/retail/monitoring/add', Array.from({ length: 50 }, (_, i) => ({ asin: `M${String(i).padStart(9, '0')}`, marketplace: 'com', frequency: 'daily' })));
     for (const task of more.body.tasks.slice(0, 20)) {
@@ -321,6 +321,6 @@ describe('monitoring/list', () => {
     expect(outcome.tasks[0]!.result).toHaveLength(53);
     expect(outcome.tasks[0]!.result!.filter((s: any) => s.latest_observation !== null)).toHaveLength(22);
     // The latest observations are one joined statement with their content and texts (core/observations.ts `observationsById`).
-    expect(operations).toEqual(['Subscription.findMany', 'raw.$queryRawUnsafe', 'AlertRule.findMany']);
+    expect(operations).toEqual(['Subscription.findMany', 'undefined.$queryRawUnsafe', 'AlertRule.findMany']);
   });
 });
