@@ -57,7 +57,9 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
     await link!.focus();
     await page.keyboard.press('Enter');
     await page.waitForFunction((h: string) => document.querySelector('h1')?.textContent?.startsWith(h), { timeout: 15_000 }, heading);
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // The screen moves the focus in an effect, after it has painted its heading.
+    await page.waitForFunction(() => document.activeElement?.id === 'main', { timeout: 5_000 })
+      .catch(async () => expect(await page.evaluate(() => document.activeElement?.id), `focus after going to ${label}`).toBe('main'));
   };
 
   beforeAll(async () => {
