@@ -4,9 +4,6 @@
  * by WEBHOOK_ALLOWLIST. Delays are scaled (1s, 2s, 3s; 2 s timeout) so the retry schedule is
  * measurable in seconds.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +14,7 @@ import type { Stack } from '../../scripts/stack.js';
 import type { WebhookDeliveryOutcome } from '../../core/domain/webhook-messages.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
 import { startTestStack, type TestStack } from '../support/test-stack.js';
+import { signatureValid, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const DELAYS = [1_000, 2_000, 3_000];
 const TIMEOUT_MS = 2_000;
@@ -27,52 +25,6 @@ const LATE_MS = 3_000;
 /** A public-looking name the test's resolver maps to 127.0.0.1 (DNS rebinding stand-in). */
 const REBOUND_HOST = 'hooks.rebind.example';
 
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  at: number;
-}
-
-/** A receiver that records every request; its answer depends on the first path segment. */
-async function startReceiver() {
-  const received: Received[] = [];
-  const seen = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = req.url ?? '/';
-      received.push({ method: req.method ?? '', url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const pathname = new URL(url, 'http://x').pathname;
-      const n = (seen.get(pathname) ?? 0) + 1;
-      seen.set(pathname, n);
-      const kind = pathname.split('/')[1];
-      if (kind === 'fail' || (kind === 'flaky' && n === 1)) res.writeHead(500).end('no');
-      else if (kind === 'hang' && n === 1) return; // never answers: the delivery times out
-      else if (kind === 'redirect') res.writeHead(302, { Location: '/target' }).end();
-      else res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    received,
-    at: (prefix: string) => received.filter((r) => r.url.startsWith(prefix)),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
-
-/** Constant-time check of an `X-Signature` header against HMAC-SHA256(message, secret). */
-function signatureValid(header: string | string[] | undefined, message: string, secret: string): boolean {
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(message, 'utf8').digest('hex')}`);
-  const given = Buffer.from(String(header ?? ''));
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 /** An envelope without its elapsed-time fields. */
 function withoutTimes(envelope: any) {
   return { ...envelope, time: undefined, tasks: envelope.tasks.map((t: any) => ({ ...t, time: undefined })) };
@@ -81,7 +33,7 @@ function withoutTimes(envelope: any) {
 describe('webhooks over the whole stack', () => {
   let running: TestStack;
   let stack: Stack;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
   let api: ApiClient;
   let secret: string;
   let temporal: Client;
@@ -95,7 +47,7 @@ describe('webhooks over the whole stack', () => {
   };
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const webhookResolver: HostResolver = async (host) => (host === REBOUND_HOST ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(host));
     running = await startTestStack({
       env: {

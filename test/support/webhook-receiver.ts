@@ -1,7 +1,8 @@
 /**
  * A local webhook receiver for whole-stack tests (exempted by WEBHOOK_ALLOWLIST): it records every
  * request; paths under `/fail` answer 500, under `/flaky` 500 the first time each and 200 after,
- * anything else 200. `signatureValid` checks `X-Signature` as a receiver should (constant time).
+ * under `/hang` nothing the first time each (the delivery times out), under `/redirect` 302 to
+ * `/target`, anything else 200. `signatureValid` checks `X-Signature` as a receiver should (constant time).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -37,7 +38,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const n = (seen.get(pathname) ?? 0) + 1;
       seen.set(pathname, n);
       const kind = pathname.split('/')[1];
-      res.writeHead(kind === 'fail' || (kind === 'flaky' && n === 1) ? 500 : 200).end();
+      if (kind === 'fail' || (kind === 'flaky' && n === 1)) res.writeHead(500).end('no');
+      else if (kind === 'hang' && n === 1) return;
+      else if (kind === 'redirect') res.writeHead(302, { Location: '/target' }).end();
+      else res.writeHead(200).end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
