@@ -86,6 +86,21 @@ describe('music format swatches', () => {
       { name: 'Vinyl', asin: 'B0VINYL001' },
     ]);
   });
+  it('a swatch whose unpriced "Streaming" button stands beside the priced MP3 one is the MP3 format', () => {
+    const swatch = page(`
+      <div id="tmmSwatches"><ul>
+        <li class="swatchElement unselected"><span class="a-button"><span class="a-button-inner">
+          <a href="/dp/B0MP3ALBUM" class="a-button-text"><span>Streaming</span><br><span class="a-color-secondary">Unlimited</span></a>
+        </span></span><span class="a-button"><span class="a-button-inner">
+          <a href="/dp/B0MP3ALBUM" class="a-button-text"><span>MP3</span><br><span class="a-color-secondary">$9.49</span></a>
+        </span></span></li>
+        <li class="swatchElement selected"><span class="a-button a-button-selected"><span class="a-button-inner">
+          <a href="javascript:void(0)" class="a-button-text"><span>Audio CD</span><br><span class="a-color-price">$13.98</span></a>
+        </span></span></li>
+      </ul></div>
+      <input type="hidden" id="ASIN" name="ASIN" value="B0AUDIOCD1">`);
+    expect(read(swatch, mp('com')).variants).toEqual([{ name: 'MP3', asin: 'B0MP3ALBUM' }, { name: 'Audio CD', asin: 'B0AUDIOCD1' }]);
+  });
 });
 
 describe('2014 multi-format film page (DVD / Blu-ray)', () => {
