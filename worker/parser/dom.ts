@@ -7,8 +7,9 @@
  * window alive until the event loop turns: `new JSDOM(...)` and `window.close()` both queue the
  * document's load steps as promise jobs that hold the document and its window, so a synchronous batch
  * of parses would hold every window it made. A `DOMParser` document is created complete: it queues
- * nothing. It parses like `new JSDOM(html)`: same parse5 tree builder, scripting disabled (`<noscript>`
- * content is markup), `about:blank` URL.
+ * nothing. Its tree is built by `dom-build.ts` from parse5's tree (same parse5 tree builder as
+ * `new JSDOM(html)`, scripting disabled: `<noscript>` content is markup; `about:blank` URL), each subtree
+ * before it is attached; markup that build leaves to jsdom (`<template>`) is parsed by the `DOMParser`.
  *
  * Two references tie a document to the factory window and are cut on release, with public DOM APIs:
  * - every element with an `id` (or a `name`, on some tags) is registered in the window's named-property
@@ -20,6 +21,7 @@
  */
 import './parse5-native.js';
 import { JSDOM, VirtualConsole, type DOMWindow } from 'jsdom';
+import { buildInto } from './dom-build.js';
 
 /** Documents made by one factory window before it is closed and replaced. */
 const WINDOW_USES = 200;
@@ -66,7 +68,9 @@ export function createDom(html: string): Document {
   recording = added;
   let doc: Document;
   try {
-    doc = new win.DOMParser().parseFromString(html, 'text/html');
+    const parser = new win.DOMParser();
+    doc = parser.parseFromString('', 'text/html');
+    if (!buildInto(doc, html)) doc = parser.parseFromString(html, 'text/html');
   } finally {
     recording = null;
   }

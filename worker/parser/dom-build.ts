@@ -1,0 +1,114 @@
+/**
+ * Builds a jsdom document's element tree from parse5's own tree, each subtree before it is attached.
+ *
+ * jsdom's HTML parser inserts every node into the connected document as parse5 creates it, top-down,
+ * and each insertion walks the new node's ancestors several times (pre-insert validity, memoized-query
+ * invalidation, mutation-observer lookup, the window's named-property check): on a product page's
+ * fragment document (hundreds of nodes, fifteen levels deep on average) those walks are a large share of
+ * the build. Here parse5 builds its plain tree (same parser, same options as jsdom's DOMParser: scripting
+ * disabled), then the jsdom nodes are made with jsdom's own element factory and attribute setter (what
+ * its parser adapter calls) and appended child-first, so every insertion is into a parent that is not
+ * attached anywhere yet; the finished `<html>` element then replaces the document's own, attaching every
+ * node once (ids indexed, as jsdom's parser does).
+ *
+ * One known difference, in the direction of the HTML standard: jsdom's parser adapter appends text that
+ * the tree builder foster-parents out of a table (`<table>:<tr>`) at the end of the table's parent
+ * instead of before the table; parse5's tree, and this build, put it before the table.
+ *
+ * jsdom's internals used (`jsdom/lib/jsdom/...`, jsdom 27): `helpers/create-element`, `attributes`,
+ * `generated/Text`, `generated/utils`, and the node implementation's `_append`/`_replace`. They are what
+ * jsdom's parser adapter uses; a jsdom upgrade that moves them fails the parser tests at once.
+ */
+import { createRequire } from 'node:module';
+import { parse, type DefaultTreeAdapterMap } from 'parse5';
+
+type P5Element = DefaultTreeAdapterMap['element'];
+type P5Node = DefaultTreeAdapterMap['childNode'];
+
+/** jsdom's node implementation, as far as this module uses it. */
+interface NodeImpl {
+  _append(node: NodeImpl): void;
+  _replace(node: NodeImpl, child: NodeImpl): void;
+  documentElement?: NodeImpl | null;
+  _globalObject?: unknown;
+  _parserInserted?: boolean;
+  /** The document's mode (`no-quirks`, `limited-quirks`, `quirks`), as jsdom's parser adapter sets it. */
+  _mode?: string;
+}
+
+interface JsdomInternals {
+  createElement(doc: NodeImpl, localName: string, namespace: string, prefix: null, isValue: string | null, sync: boolean): NodeImpl;
+  setAttributeValue(el: NodeImpl, localName: string, value: string, prefix: string | null, namespace: string | null): void;
+  createText(globalObject: unknown, doc: NodeImpl, data: string): NodeImpl;
+  implForWrapper(doc: Document): NodeImpl;
+}
+
+const require = createRequire(import.meta.url);
+
+function loadInternals(): JsdomInternals {
+  const root = require.resolve('jsdom').replace(/api\.js$/, 'jsdom/living/');
+  const { createElement } = require(`${root}helpers/create-element.js`) as Pick<JsdomInternals, 'createElement'>;
+  const { setAttributeValue } = require(`${root}attributes.js`) as Pick<JsdomInternals, 'setAttributeValue'>;
+  const Text = require(`${root}generated/Text.js`) as { createImpl(g: unknown, args: unknown[], priv: object): NodeImpl };
+  const { implForWrapper } = require(`${root}generated/utils.js`) as Pick<JsdomInternals, 'implForWrapper'>;
+  return {
+    createElement,
+    setAttributeValue,
+    createText: (globalObject, doc, data) => Text.createImpl(globalObject, [], { data, ownerDocument: doc }),
+    implForWrapper,
+  };
+}
+
+let internals: JsdomInternals | null = null;
+
+/** True when the tree holds an element this build does not make (template contents live in another document). */
+function hasTemplate(html: string): boolean {
+  return /<template[\s>/]/i.test(html);
+}
+
+/** A jsdom element for a parse5 element, with its attributes, not yet attached. */
+function makeElement(j: JsdomInternals, doc: NodeImpl, n: P5Element): NodeImpl {
+  let isValue: string | null = null;
+  for (const a of n.attrs) if (a.name === 'is' && !a.namespace) isValue = a.value;
+  const el = j.createElement(doc, n.tagName, n.namespaceURI, null, isValue, false);
+  for (const a of n.attrs) j.setAttributeValue(el, a.name, a.value, a.prefix || null, a.namespace ?? null);
+  if ('_parserInserted' in el) el._parserInserted = true;
+  return el;
+}
+
+/** The jsdom subtree of a parse5 element: children made and appended before their parent is (no recursion: pages nest deep). */
+function buildSubtree(j: JsdomInternals, doc: NodeImpl, root: P5Element): NodeImpl {
+  const globalObject = doc._globalObject;
+  const frames: { node: P5Element; impl: NodeImpl; next: number }[] = [{ node: root, impl: makeElement(j, doc, root), next: 0 }];
+  for (;;) {
+    const f = frames[frames.length - 1]!;
+    const kids: P5Node[] = f.node.childNodes;
+    if (f.next < kids.length) {
+      const c = kids[f.next++]!;
+      if (c.nodeName === '#text') f.impl._append(j.createText(globalObject, doc, (c as DefaultTreeAdapterMap['textNode']).value));
+      else if (c.nodeName !== '#comment' && 'tagName' in c) frames.push({ node: c, impl: makeElement(j, doc, c), next: 0 });
+      continue;
+    }
+    frames.pop();
+    if (frames.length === 0) return f.impl;
+    frames[frames.length - 1]!.impl._append(f.impl);
+  }
+}
+
+/**
+ * Fills `doc` (an empty jsdom document from `DOMParser`) with the tree of `html`, in the mode its doctype
+ * gives. Comments and the doctype node are not carried over (no reader looks at them).
+ * @returns false when `html` holds markup this build leaves to jsdom's parser (`<template>`); `doc` is untouched then
+ */
+export function buildInto(doc: Document, html: string): boolean {
+  if (hasTemplate(html)) return false;
+  const j = (internals ??= loadInternals());
+  const tree = parse(html, { scriptingEnabled: false });
+  const root = tree.childNodes.find((c): c is P5Element => 'tagName' in c && c.tagName === 'html');
+  const docImpl = j.implForWrapper(doc);
+  const current = docImpl.documentElement;
+  if (!root || !current) return false;
+  docImpl._mode = tree.mode;
+  docImpl._replace(buildSubtree(j, docImpl, root), current);
+  return true;
+}
