@@ -41,6 +41,7 @@ interface JsdomInternals {
   setAttributeValue(el: NodeImpl, localName: string, value: string, prefix: string | null, namespace: string | null): void;
   createText(globalObject: unknown, doc: NodeImpl, data: string): NodeImpl;
   implForWrapper(doc: Document): NodeImpl;
+  wrapperForImpl(impl: NodeImpl): Element;
 }
 
 const require = createRequire(import.meta.url);
@@ -50,12 +51,13 @@ function loadInternals(): JsdomInternals {
   const { createElement } = require(`${root}helpers/create-element.js`) as Pick<JsdomInternals, 'createElement'>;
   const { setAttributeValue } = require(`${root}attributes.js`) as Pick<JsdomInternals, 'setAttributeValue'>;
   const Text = require(`${root}generated/Text.js`) as { createImpl(g: unknown, args: unknown[], priv: object): NodeImpl };
-  const { implForWrapper } = require(`${root}generated/utils.js`) as Pick<JsdomInternals, 'implForWrapper'>;
+  const { implForWrapper, wrapperForImpl } = require(`${root}generated/utils.js`) as Pick<JsdomInternals, 'implForWrapper' | 'wrapperForImpl'>;
   return {
     createElement,
     setAttributeValue,
     createText: (globalObject, doc, data) => Text.createImpl(globalObject, [], { data, ownerDocument: doc }),
     implForWrapper,
+    wrapperForImpl,
   };
 }
 
@@ -66,27 +68,40 @@ function hasTemplate(html: string): boolean {
   return /<template[\s>/]/i.test(html);
 }
 
-/** A jsdom element for a parse5 element, with its attributes, not yet attached. */
-function makeElement(j: JsdomInternals, doc: NodeImpl, n: P5Element): NodeImpl {
+/** The elements of a built document in tree order, and each one's id (empty when it has none). */
+export interface BuiltElements {
+  elements: Element[];
+  ids: string[];
+}
+
+/** A jsdom element for a parse5 element, with its attributes, not yet attached; listed in `out` (tree order). */
+function makeElement(j: JsdomInternals, doc: NodeImpl, n: P5Element, out: BuiltElements): NodeImpl {
   let isValue: string | null = null;
-  for (const a of n.attrs) if (a.name === 'is' && !a.namespace) isValue = a.value;
+  let id = '';
+  for (const a of n.attrs) {
+    if (a.namespace) continue;
+    if (a.name === 'is') isValue = a.value;
+    else if (a.name === 'id') id = a.value;
+  }
   const el = j.createElement(doc, n.tagName, n.namespaceURI, null, isValue, false);
   for (const a of n.attrs) j.setAttributeValue(el, a.name, a.value, a.prefix || null, a.namespace ?? null);
   if ('_parserInserted' in el) el._parserInserted = true;
+  out.elements.push(j.wrapperForImpl(el));
+  out.ids.push(id);
   return el;
 }
 
 /** The jsdom subtree of a parse5 element: children made and appended before their parent is (no recursion: pages nest deep). */
-function buildSubtree(j: JsdomInternals, doc: NodeImpl, root: P5Element): NodeImpl {
+function buildSubtree(j: JsdomInternals, doc: NodeImpl, root: P5Element, out: BuiltElements): NodeImpl {
   const globalObject = doc._globalObject;
-  const frames: { node: P5Element; impl: NodeImpl; next: number }[] = [{ node: root, impl: makeElement(j, doc, root), next: 0 }];
+  const frames: { node: P5Element; impl: NodeImpl; next: number }[] = [{ node: root, impl: makeElement(j, doc, root, out), next: 0 }];
   for (;;) {
     const f = frames[frames.length - 1]!;
     const kids: P5Node[] = f.node.childNodes;
     if (f.next < kids.length) {
       const c = kids[f.next++]!;
       if (c.nodeName === '#text') f.impl._append(j.createText(globalObject, doc, (c as DefaultTreeAdapterMap['textNode']).value));
-      else if (c.nodeName !== '#comment' && 'tagName' in c) frames.push({ node: c, impl: makeElement(j, doc, c), next: 0 });
+      else if (c.nodeName !== '#comment' && 'tagName' in c) frames.push({ node: c, impl: makeElement(j, doc, c, out), next: 0 });
       continue;
     }
     frames.pop();
@@ -98,17 +113,19 @@ function buildSubtree(j: JsdomInternals, doc: NodeImpl, root: P5Element): NodeIm
 /**
  * Fills `doc` (an empty jsdom document from `DOMParser`) with the tree of `html`, in the mode its doctype
  * gives. Comments and the doctype node are not carried over (no reader looks at them).
- * @returns false when `html` holds markup this build leaves to jsdom's parser (`<template>`); `doc` is untouched then
+ * @returns the document's elements in tree order with their ids, or null when `html` holds markup this
+ *   build leaves to jsdom's parser (`<template>`); `doc` is untouched then
  */
-export function buildInto(doc: Document, html: string): boolean {
-  if (hasTemplate(html)) return false;
+export function buildInto(doc: Document, html: string): BuiltElements | null {
+  if (hasTemplate(html)) return null;
   const j = (internals ??= loadInternals());
   const tree = parse(html, { scriptingEnabled: false });
   const root = tree.childNodes.find((c): c is P5Element => 'tagName' in c && c.tagName === 'html');
   const docImpl = j.implForWrapper(doc);
   const current = docImpl.documentElement;
-  if (!root || !current) return false;
+  if (!root || !current) return null;
   docImpl._mode = tree.mode;
-  docImpl._replace(buildSubtree(j, docImpl, root), current);
-  return true;
+  const out: BuiltElements = { elements: [], ids: [] };
+  docImpl._replace(buildSubtree(j, docImpl, root, out), current);
+  return out;
 }

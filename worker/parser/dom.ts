@@ -22,6 +22,7 @@
 import './parse5-native.js';
 import { JSDOM, VirtualConsole, type DOMWindow } from 'jsdom';
 import { buildInto } from './dom-build.js';
+import { seedIdIndex } from './query.js';
 
 /** Documents made by one factory window before it is closed and replaced. */
 const WINDOW_USES = 200;
@@ -70,7 +71,9 @@ export function createDom(html: string): Document {
   try {
     const parser = new win.DOMParser();
     doc = parser.parseFromString('', 'text/html');
-    if (!buildInto(doc, html)) doc = parser.parseFromString(html, 'text/html');
+    const built = buildInto(doc, html);
+    if (built) seedIdIndex(doc, built.elements, built.ids);
+    else doc = parser.parseFromString(html, 'text/html');
   } finally {
     recording = null;
   }

@@ -1,9 +1,9 @@
 /** `images`: the gallery of the selected variant (product-page-contract.md "Version 2 fields", `images`). */
 import { absolute } from './image.js';
-import { jsonAt } from './raw-json.js';
+import { jsonAt, matchesAfter } from './raw-json.js';
 
-/** `'colorImages': { 'initial': [...]` of the image block script (quotes of either kind). */
-const COLOR_IMAGES = /['"]colorImages['"]\s*:\s*\{\s*['"]initial['"]\s*:\s*/;
+/** What follows `colorImages` in `'colorImages': { 'initial': [...]` of the image block script (quotes of either kind). */
+const COLOR_IMAGES_REST = /['"]\s*:\s*\{\s*['"]initial['"]\s*:\s*/y;
 
 /** One entry of `colorImages.initial`. */
 interface GalleryEntry {
@@ -20,9 +20,9 @@ interface GalleryEntry {
  * @returns the URLs, or null when the page has gallery data that cannot be read (never a guess)
  */
 export function readGallery(raw: string, mainImage: string | null): string[] | null {
-  const m = COLOR_IMAGES.exec(raw);
-  if (!m) return mainImage ? [mainImage] : [];
-  const json = jsonAt(raw, m.index + m[0].length);
+  const start = matchesAfter(raw, 'colorImages', COLOR_IMAGES_REST, `'"`).next();
+  if (start.done) return mainImage ? [mainImage] : [];
+  const json = jsonAt(raw, start.value);
   if (!json) return null;
   let entries: unknown;
   try {

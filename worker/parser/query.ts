@@ -53,6 +53,25 @@ function indexOf(doc: Document): IdIndex {
   return ix;
 }
 
+/**
+ * Gives a document its index from the elements its builder made (`dom-build.ts`), instead of a walk.
+ * @param elements every element of the document, in tree order
+ * @param ids each element's `id` attribute (empty: none)
+ */
+export function seedIdIndex(doc: Document, elements: readonly Element[], ids: readonly string[]): void {
+  const ix: IdIndex = { order: new Map(), byId: new Map() };
+  for (let i = 0; i < elements.length; i++) {
+    const el = elements[i]!;
+    ix.order.set(el, i);
+    const id = ids[i]!;
+    if (!id) continue;
+    const list = ix.byId.get(id);
+    if (list) list.push(el);
+    else ix.byId.set(id, [el]);
+  }
+  indexes.set(doc, ix);
+}
+
 /** Elements whose id starts with `prefix`, in tree order (`querySelectorAll('[id^="prefix"]')`). */
 function withIdPrefix(ix: IdIndex, prefix: string): Element[] {
   const out: Element[] = [];
