@@ -26,7 +26,7 @@
  * Where the page does something the tree model does not follow around a kept part (`exact: false`), the
  * caller parses the whole page instead.
  */
-import { Tokenizer } from 'htmlparser2';
+import { FastTokenizer } from './fast-tokenizer.js';
 import { assembleFragments } from './fragment-assembly.js';
 import { FragmentScanner } from './fragment-scanner.js';
 import { compilePageParts, type PageParts } from './page-parts.js';
@@ -54,7 +54,7 @@ export interface Fragments {
  */
 export function extractFragments(html: string, parts: readonly PageParts[], title: PageParts, details: PageParts): Fragments {
   const scanner = new FragmentScanner(html, compilePageParts(parts, title, details));
-  const tokenizer = new Tokenizer({ decodeEntities: false }, scanner);
+  const tokenizer = new FastTokenizer({ decodeEntities: false }, scanner);
   tokenizer.write(html);
   tokenizer.end();
   const regions = scanner.regions();
