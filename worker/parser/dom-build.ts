@@ -42,6 +42,8 @@ interface JsdomInternals {
   createText(globalObject: unknown, doc: NodeImpl, data: string): NodeImpl;
   implForWrapper(doc: Document): NodeImpl;
   wrapperForImpl(impl: NodeImpl): Element;
+  /** Removes an element's id and name from its window's named-property table (what detaching it does there). */
+  elementDetached(el: NodeImpl): void;
 }
 
 const require = createRequire(import.meta.url);
@@ -52,7 +54,9 @@ function loadInternals(): JsdomInternals {
   const { setAttributeValue } = require(`${root}attributes.js`) as Pick<JsdomInternals, 'setAttributeValue'>;
   const Text = require(`${root}generated/Text.js`) as { createImpl(g: unknown, args: unknown[], priv: object): NodeImpl };
   const { implForWrapper, wrapperForImpl } = require(`${root}generated/utils.js`) as Pick<JsdomInternals, 'implForWrapper' | 'wrapperForImpl'>;
+  const { elementDetached } = require(`${root}window-properties.js`) as Pick<JsdomInternals, 'elementDetached'>;
   return {
+    elementDetached,
     createElement,
     setAttributeValue,
     createText: (globalObject, doc, data) => Text.createImpl(globalObject, [], { data, ownerDocument: doc }),
@@ -72,22 +76,30 @@ function hasTemplate(html: string): boolean {
 export interface BuiltElements {
   elements: Element[];
   ids: string[];
+  /**
+   * The elements with an `id` or `name` attribute: the ones attaching registered in the factory window's
+   * named-property table (`forgetNamed`).
+   */
+  named: unknown[];
 }
 
 /** A jsdom element for a parse5 element, with its attributes, not yet attached; listed in `out` (tree order). */
 function makeElement(j: JsdomInternals, doc: NodeImpl, n: P5Element, out: BuiltElements): NodeImpl {
   let isValue: string | null = null;
   let id = '';
+  let named = false;
   for (const a of n.attrs) {
     if (a.namespace) continue;
     if (a.name === 'is') isValue = a.value;
     else if (a.name === 'id') id = a.value;
+    if (a.name === 'id' || a.name === 'name') named = true;
   }
   const el = j.createElement(doc, n.tagName, n.namespaceURI, null, isValue, false);
   for (const a of n.attrs) j.setAttributeValue(el, a.name, a.value, a.prefix || null, a.namespace ?? null);
   if ('_parserInserted' in el) el._parserInserted = true;
   out.elements.push(j.wrapperForImpl(el));
   out.ids.push(id);
+  if (named) out.named.push(el);
   return el;
 }
 
@@ -125,7 +137,18 @@ export function buildInto(doc: Document, html: string): BuiltElements | null {
   const current = docImpl.documentElement;
   if (!root || !current) return null;
   docImpl._mode = tree.mode;
-  const out: BuiltElements = { elements: [], ids: [] };
+  const out: BuiltElements = { elements: [], ids: [], named: [] };
   docImpl._replace(buildSubtree(j, docImpl, root, out), current);
   return out;
+}
+
+/**
+ * Cuts what ties a built document to the window that made it: the named-property table entries of its
+ * elements (every other reference is the document's own). The tree itself stays as it is; detaching
+ * every node instead costs a walk over all of them.
+ * @param named `BuiltElements.named` of the document
+ */
+export function forgetNamed(named: readonly unknown[]): void {
+  const j = (internals ??= loadInternals());
+  for (const el of named) j.elementDetached(el as NodeImpl);
 }

@@ -11,9 +11,10 @@
  * `new JSDOM(html)`, scripting disabled: `<noscript>` content is markup; `about:blank` URL), each subtree
  * before it is attached; markup that build leaves to jsdom (`<template>`) is parsed by the `DOMParser`.
  *
- * Two references tie a document to the factory window and are cut on release, with public DOM APIs:
+ * Two references tie a document to the factory window and are cut on release:
  * - every element with an `id` (or a `name`, on some tags) is registered in the window's named-property
- *   table while attached: the document's children are removed (`replaceChildren`);
+ *   table while attached: a built document's such elements are taken out of it (`forgetNamed`), a document
+ *   jsdom parsed has its children removed (`replaceChildren`);
  * - jsdom's selector engine (@asamuzakjp/dom-selector) registers focus/keyboard/mouse listeners on the
  *   window for every document it serves, when the document is created: the factory window records the
  *   listeners added while a document is created, and they are removed with `removeEventListener` (the
@@ -21,7 +22,7 @@
  */
 import './parse5-native.js';
 import { JSDOM, VirtualConsole, type DOMWindow } from 'jsdom';
-import { buildInto } from './dom-build.js';
+import { buildInto, forgetNamed } from './dom-build.js';
 import { seedIdIndex } from './query.js';
 
 /** Documents made by one factory window before it is closed and replaced. */
@@ -40,7 +41,7 @@ interface AddedListener {
 /** Where the listeners added to a factory window go while a document is being created (null: nowhere). */
 let recording: AddedListener[] | null = null;
 /** The window each live document was made by, and the listeners its creation added there. */
-const registrations = new WeakMap<Document, { win: DOMWindow; added: AddedListener[] }>();
+const registrations = new WeakMap<Document, { win: DOMWindow; added: AddedListener[]; named: readonly unknown[] | null }>();
 
 function newFactoryWindow(): DOMWindow {
   const win = new JSDOM('', { virtualConsole: new VirtualConsole() }).window;
@@ -68,23 +69,30 @@ export function createDom(html: string): Document {
   const added: AddedListener[] = [];
   recording = added;
   let doc: Document;
+  let named: readonly unknown[] | null = null;
   try {
     const parser = new win.DOMParser();
     doc = parser.parseFromString('', 'text/html');
     const built = buildInto(doc, html);
-    if (built) seedIdIndex(doc, built.elements, built.ids);
-    else doc = parser.parseFromString(html, 'text/html');
+    if (built) {
+      seedIdIndex(doc, built.elements, built.ids);
+      named = built.named;
+    } else {
+      doc = parser.parseFromString(html, 'text/html');
+    }
   } finally {
     recording = null;
   }
-  registrations.set(doc, { win, added });
+  registrations.set(doc, { win, added, named });
   return doc;
 }
 
-/** Releases a document from `createDom`: detaches its tree and removes what ties it to the factory window. */
+/** Releases a document from `createDom`: removes what ties it to the factory window (see the module comment). */
 export function releaseDom(doc: Document): void {
   try {
-    doc.replaceChildren();
+    const named = registrations.get(doc)?.named;
+    if (named) forgetNamed(named);
+    else doc.replaceChildren();
   } finally {
     const reg = registrations.get(doc);
     registrations.delete(doc);
