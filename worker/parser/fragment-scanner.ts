@@ -30,6 +30,10 @@ const ATTR_REL = 4;
 const ATTR_STYLE = 5;
 /** A `data-*` attribute no reader reads (left out like `style`). */
 const ATTR_UNREAD = 6;
+/** What each kind's name is (for `data-*`: how it starts), lower-case. */
+const ATTR_NAMES = ['', 'id', 'class', 'name', 'rel', 'style', 'data-'];
+/** The lengths of the read `data-*` names (any other length is an unread one, without a look at its name). */
+const READ_DATA_LENGTHS: ReadonlySet<number> = new Set([...READ_DATA_ATTRIBUTES].map((n) => n.length));
 
 /** One pass over the page: the element tree as the tree builder would build it, and the kept parts. */
 export class FragmentScanner extends TreeConstruction implements TokenizerCallbacks {
@@ -105,21 +109,22 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
       : len === 5 && c === 115 /* s */ ? ATTR_STYLE
       : len > 5 && c === 100 /* d */ ? ATTR_UNREAD
       : 0;
-    if (!kind) return;
+    if (!kind || !this.nameIs(start, ATTR_NAMES[kind]!)) return;
     if (kind === ATTR_UNREAD) {
-      const n = this.html.slice(start, endIndex).toLowerCase();
-      if (n.startsWith('data-') && !READ_DATA_ATTRIBUTES.has(n)) {
-        this.attrKind = kind;
-        this.attrStart = start;
-      }
+      if (READ_DATA_LENGTHS.has(len) && READ_DATA_ATTRIBUTES.has(this.html.slice(start, endIndex).toLowerCase())) return;
+      this.attrKind = kind;
+      this.attrStart = start;
       return;
     }
-    const n = this.html.slice(start, endIndex).toLowerCase();
-    if (n === 'id' || n === 'class' || n === 'name' || n === 'rel' || n === 'style') {
-      this.attrKind = kind;
-      this.attrValueStart = -1;
-      this.attrStart = start;
-    }
+    this.attrKind = kind;
+    this.attrValueStart = -1;
+    this.attrStart = start;
+  }
+
+  /** True when the page at `start` holds `word` (lower-case letters and `-`), in any case. */
+  private nameIs(start: number, word: string): boolean {
+    for (let i = 0; i < word.length; i++) if ((this.html.charCodeAt(start + i) | 0x20) !== word.charCodeAt(i)) return false;
+    return true;
   }
 
   onattribdata(start: number, endIndex: number): void {
@@ -250,7 +255,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     this.insert(el, tagEnd, selfClosing);
   }
 
-  protected closed(el: El, closers: string): void {
+  protected closed(el: El, closers: number): void {
     if (el.text) {
       this.sinks--;
       this.bsrCandidateClosed(el);
@@ -262,7 +267,7 @@ export class FragmentScanner extends TreeConstruction implements TokenizerCallba
     }
     if (el.keep !== 1 && this.holdsPhrase(el)) el.keep = 1;
     if (el.keep) {
-      el.closers = closers;
+      el.closers = this.closersOf(closers);
       this.kept.push(el);
       if (el.taint) this.inexact ??= `kept <${el.name}> at ${el.start} straddles misnested markup`;
     }

@@ -69,8 +69,21 @@ export abstract class OpenElements {
   /** Why the fragment document cannot stand for the page (the first reason found), or null. */
   inexact: string | null = null;
 
-  /** An element leaves the stack, ending at `end`; `closers` are the end tags that close what it left open. */
-  protected abstract close(el: El, end: number, closers: string): void;
+  /**
+   * An element leaves the stack, ending at `end`; `closers`: how many elements of the current pop, itself
+   * last, it left open (0 when its own end tag closed it): `closersOf(closers)` are their end tags.
+   */
+  protected abstract close(el: El, end: number, closers: number): void;
+
+  /** Names of the elements the current `popTo` has popped so far, in order. */
+  private readonly popped: string[] = [];
+
+  /** The end tags of the first `n` elements the current `popTo` popped (see `close`). */
+  protected closersOf(n: number): string {
+    let out = '';
+    for (let i = 0; i < n; i++) out += `</${this.popped[i]!}>`;
+    return out;
+  }
 
   /**
    * A misnested formatting element at stack `index` was removed while what opened inside it stays open:
@@ -125,13 +138,14 @@ export abstract class OpenElements {
    * tag closes it (`ownEnd >= 0`), every other one at `pos`.
    */
   protected popTo(index: number, pos: number, ownEnd: number): void {
-    const closed: string[] = [];
+    const popped = this.popped;
+    popped.length = 0;
     while (this.stack.length > index) {
       const el = this.stack.pop()!;
       this.dropped(el);
       const explicit = ownEnd >= 0 && this.stack.length === index;
-      closed.push(`</${el.name}>`);
-      this.close(el, explicit ? ownEnd : pos, explicit ? '' : closed.join(''));
+      popped.push(el.name);
+      this.close(el, explicit ? ownEnd : pos, explicit ? 0 : popped.length);
       if (explicit && FORMATTING.has(el.name)) this.forget(el);
     }
   }
@@ -177,7 +191,7 @@ export abstract class OpenElements {
       if (block === index) this.stack[index]!.parent = el.parent;
       this.misnested(el, index);
     }
-    this.close(el, end, '');
+    this.close(el, end, 0);
     if (FORMATTING.has(el.name)) this.forget(el);
   }
 }

@@ -22,10 +22,10 @@ export abstract class TreeConstruction extends OpenElements {
   /** Quirks mode (no doctype, or an old one): `<table>` does not close an open `<p>`. */
   protected quirks = true;
 
-  /** An element closed (its `end` set); `closers`: end tags that close what it left open. */
-  protected abstract closed(el: El, closers: string): void;
+  /** An element closed (its `end` set); `closers`: what it left open, as `close` says. */
+  protected abstract closed(el: El, closers: number): void;
 
-  protected close(el: El, end: number, closers: string): void {
+  protected close(el: El, end: number, closers: number): void {
     el.end = end;
     if (HIDDEN_TEXT.has(el.name)) this.hiddenText = false;
     if (FOREIGN_ROOTS.has(el.name)) this.foreign--;
@@ -153,13 +153,13 @@ export abstract class TreeConstruction extends OpenElements {
   protected insert(el: El, tagEnd: number, selfClosing: boolean): void {
     const name = el.name;
     if ((this.foreign > 0 && selfClosing) || VOID.has(name)) {
-      this.close(el, tagEnd, '');
+      this.close(el, tagEnd, 0);
       return;
     }
     if (name === 'form') {
       this.form = el;
       if (this.tableMode()) {
-        this.close(el, tagEnd, '');
+        this.close(el, tagEnd, 0);
         return;
       }
     }
