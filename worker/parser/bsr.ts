@@ -2,7 +2,7 @@
 import type { Bsr, CategoryRank } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { BSR_LABELS, BSR_WHOLE_LABELS, RANK_CONNECTORS, SEE_TOP_PHRASES, containsAny } from './locale.js';
-import { query } from './query.js';
+import { query, queryAllWhere } from './query.js';
 import { INLINE_TAGS, clean, parseGroupedInt, textOf } from './text.js';
 
 /** One visual line of the rank block: its text and its (non top-100) links. */
@@ -21,6 +21,12 @@ export function isBsrLabel(label: string): boolean {
   return containsAny(l, BSR_LABELS) || BSR_WHOLE_LABELS.includes(l.replace(/[\s:：]+$/, ''));
 }
 
+/** Elements `findBsrBlock` reads as rank labels when the page has no `#SalesRank`. */
+const LABEL_CANDIDATES = 'th, td.label, b, .a-text-bold, span.a-size-base.a-text-bold';
+/** Passes every match of `LABEL_CANDIDATES` (tag names of HTML elements are lower-case; class names match any case in quirks mode). */
+const maybeLabelCandidate = (el: Element): boolean =>
+  el.localName === 'th' || el.localName === 'td' || el.localName === 'b' || /a-text-bold/i.test(el.getAttribute('class') ?? '');
+
 /** Finds the rank block: the value element and the label element to leave out. */
 export function findBsrBlock(doc: Document): { value: Element; label: Element | null } | null {
   const sales = query(doc, ['#SalesRank']);
@@ -29,7 +35,7 @@ export function findBsrBlock(doc: Document): { value: Element; label: Element | 
     const value = sales.querySelector('td.value') ?? sales;
     return { value, label: value === sales ? label : null };
   }
-  for (const el of doc.querySelectorAll('th, td.label, b, .a-text-bold, span.a-size-base.a-text-bold')) {
+  for (const el of queryAllWhere(doc, LABEL_CANDIDATES, maybeLabelCandidate)) {
     if (!isBsrLabel(el.textContent ?? '')) continue;
     if (el.tagName === 'TH' || el.tagName === 'TD') {
       const td = el.nextElementSibling;

@@ -11,6 +11,8 @@
  */
 
 interface IdIndex {
+  /** Every element, in tree order. */
+  elements: readonly Element[];
   /** Tree order of every element. */
   order: Map<Element, number>;
   /** Elements by id, in tree order. */
@@ -37,11 +39,13 @@ function requiredIds(selector: string): string[] {
 function indexOf(doc: Document): IdIndex {
   let ix = indexes.get(doc);
   if (ix) return ix;
-  ix = { order: new Map(), byId: new Map() };
+  const elements: Element[] = [];
+  ix = { elements, order: new Map(), byId: new Map() };
   const walker = doc.createTreeWalker(doc, SHOW_ELEMENT);
   let i = 0;
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n as Element;
+    elements.push(el);
     ix.order.set(el, i++);
     const id = el.id;
     if (!id) continue;
@@ -59,7 +63,7 @@ function indexOf(doc: Document): IdIndex {
  * @param ids each element's `id` attribute (empty: none)
  */
 export function seedIdIndex(doc: Document, elements: readonly Element[], ids: readonly string[]): void {
-  const ix: IdIndex = { order: new Map(), byId: new Map() };
+  const ix: IdIndex = { elements, order: new Map(), byId: new Map() };
   for (let i = 0; i < elements.length; i++) {
     const el = elements[i]!;
     ix.order.set(el, i);
@@ -95,6 +99,16 @@ function matchesOf(doc: Document, ix: IdIndex, selector: string): readonly Eleme
   }
   if (requiredIds(selector).some((id) => !ix.byId.has(id))) return null;
   return [...doc.querySelectorAll(selector)];
+}
+
+/**
+ * Same elements, in the same order, as `doc.querySelectorAll(selector)`, for a selector whose matches all
+ * pass `maybe` (a cheap test that may pass more): only the elements that pass it are matched.
+ */
+export function queryAllWhere(doc: Document, selector: string, maybe: (el: Element) => boolean): Element[] {
+  const out: Element[] = [];
+  for (const el of indexOf(doc).elements) if (maybe(el) && el.matches(selector)) out.push(el);
+  return out;
 }
 
 /** Same elements, in the same order, as `doc.querySelectorAll(selectors.join(', '))`. */

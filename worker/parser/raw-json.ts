@@ -47,23 +47,26 @@ export function* matchesAfter(raw: string, literal: string, rest: RegExp, before
 /** Whitespace, a colon, whitespace (after a JSON key). */
 const KEY_COLON = /\s*:\s*/y;
 
-/** Every JSON value that follows `"key" :` in the raw page, in page order (strings unescaped only of their quotes). */
-export function jsonValues(raw: string, key: string): unknown[] {
-  const out: unknown[] = [];
+/**
+ * The first JSON value that follows `"key" :` in the raw page and passes `accept`, in page order (strings
+ * unescaped only of their quotes; values that are not JSON are passed over); undefined when none does.
+ * The page is searched only as far as that value.
+ */
+export function firstJsonValue<T>(raw: string, key: string, accept: (v: unknown) => v is T): T | undefined {
   for (const start of matchesAfter(raw, `"${key}"`, KEY_COLON)) {
-    const c = raw[start];
-    if (c === '"') {
-      const end = raw.indexOf('"', start + 1);
-      out.push(raw.slice(start + 1, end));
-      continue;
+    let value: unknown;
+    if (raw[start] === '"') {
+      value = raw.slice(start + 1, raw.indexOf('"', start + 1));
+    } else {
+      const txt = jsonAt(raw, start);
+      if (!txt) continue;
+      try {
+        value = JSON.parse(txt);
+      } catch {
+        continue;
+      }
     }
-    const txt = jsonAt(raw, start);
-    if (!txt) continue;
-    try {
-      out.push(JSON.parse(txt));
-    } catch {
-      /* not JSON */
-    }
+    if (accept(value)) return value;
   }
-  return out;
+  return undefined;
 }

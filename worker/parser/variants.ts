@@ -2,7 +2,7 @@
 import type { Variant } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { query, queryAll } from './query.js';
-import { jsonValues } from './raw-json.js';
+import { firstJsonValue } from './raw-json.js';
 import { clean, textOf } from './text.js';
 
 /**
@@ -25,12 +25,12 @@ export interface TwisterData {
 }
 
 const isAsin = (s: string): boolean => /^[A-Z0-9]{10}$/.test(s);
+const isNonEmptyObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
 
 /** Extracts twister variation data from the raw HTML string; null when the page has none. */
 export function readTwisterData(raw: string): TwisterData | null {
-  const display = jsonValues(raw, 'dimensionValuesDisplayData').find(
-    (v): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0,
-  );
+  const display = firstJsonValue(raw, 'dimensionValuesDisplayData', isNonEmptyObject);
   if (!display) return null;
   const valuesByAsin = new Map<string, string[]>();
   for (const [asin, vals] of Object.entries(display)) {
@@ -39,14 +39,9 @@ export function readTwisterData(raw: string): TwisterData | null {
   }
   if (valuesByAsin.size === 0) return null;
   const dimensions =
-    (jsonValues(raw, 'dimensions').find(
-      (v): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'),
-    ) as string[] | undefined) ?? [];
-  const selected =
-    (jsonValues(raw, 'selected_variations').find(
-      (v) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0,
-    ) as Record<string, string> | undefined) ?? {};
-  const current = jsonValues(raw, 'currentAsin').find((v): v is string => typeof v === 'string' && isAsin(v)) ?? null;
+    firstJsonValue(raw, 'dimensions', (v): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) ?? [];
+  const selected = (firstJsonValue(raw, 'selected_variations', isNonEmptyObject) as Record<string, string> | undefined) ?? {};
+  const current = firstJsonValue(raw, 'currentAsin', (v): v is string => typeof v === 'string' && isAsin(v)) ?? null;
   return { dimensions, valuesByAsin, selected, currentAsin: current };
 }
 
