@@ -4,6 +4,7 @@ import type { PageParts } from './page-parts.js';
 import { BSR_LABELS, BSR_WHOLE_LABELS, RANK_CONNECTORS, SEE_TOP_PHRASES, containsAny } from './locale.js';
 import { query, queryAllWhere } from './query.js';
 import { INLINE_TAGS, clean, parseGroupedInt, textOf } from './text.js';
+import { closest, selectOne } from './select.js';
 
 /** One visual line of the rank block: its text and its (non top-100) links. */
 interface Line {
@@ -31,8 +32,8 @@ const maybeLabelCandidate = (el: Element): boolean =>
 export function findBsrBlock(doc: Document): { value: Element; label: Element | null } | null {
   const sales = query(doc, ['#SalesRank']);
   if (sales) {
-    const label = sales.querySelector('b, .a-text-bold, td.label, th');
-    const value = sales.querySelector('td.value') ?? sales;
+    const label = selectOne(sales, 'b, .a-text-bold, td.label, th');
+    const value = selectOne(sales, 'td.value') ?? sales;
     return { value, label: value === sales ? label : null };
   }
   for (const el of queryAllWhere(doc, LABEL_CANDIDATES, maybeLabelCandidate)) {
@@ -42,7 +43,7 @@ export function findBsrBlock(doc: Document): { value: Element; label: Element | 
       if (td) return { value: td, label: null };
       continue;
     }
-    const li = el.closest('li, tr, div.content, td');
+    const li = closest(el, 'li, tr, div.content, td');
     if (li) return { value: li, label: el };
   }
   return null;

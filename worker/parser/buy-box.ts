@@ -5,6 +5,7 @@ import { AMAZON_RETAIL_SELLERS, MERCHANT_SENTENCES, SHIPS_FROM_LABELS, SOLD_BY_L
 import { HIDDEN_COPY, LEGACY_STOCK, featured, otherOffer } from './offer.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
+import { closest, matches, selectAll, selectOne } from './select.js';
 
 /** The merchant rows: the tabular buy box, the newer "Ships from" / "Sold by" grid, the legacy merchant line. */
 export const BUY_BOX_PARTS: PageParts = {
@@ -13,13 +14,13 @@ export const BUY_BOX_PARTS: PageParts = {
   scoped: { within: ['buybox'], classes: ['print-sold-by'] },
 };
 
-const hidden = (el: Element): boolean => el.matches(HIDDEN_COPY);
+const hidden = (el: Element): boolean => matches(el, HIDDEN_COPY);
 
 /** `seller=` of a visible seller link inside `el`. */
 function sellerId(el: Element | null): string | null {
   if (!el) return null;
-  for (const a of el.querySelectorAll('a[href*="seller="]')) {
-    if (a.closest(HIDDEN_COPY)) continue;
+  for (const a of selectAll(el, 'a[href*="seller="]')) {
+    if (closest(a, HIDDEN_COPY)) continue;
     const m = /[?&]seller=([A-Z0-9]{8,20})(?:&|$)/.exec(a.getAttribute('href') ?? '');
     if (m) return m[1]!;
   }
@@ -28,7 +29,7 @@ function sellerId(el: Element | null): string | null {
 
 /** The value shown in a grid/tabular value cell (its message span, without hidden copies). */
 function cellText(cell: Element): string {
-  const msg = [...cell.querySelectorAll('.offer-display-feature-text-message, .tabular-buybox-text-message')].find((m) => !m.closest(HIDDEN_COPY));
+  const msg = [...selectAll(cell, '.offer-display-feature-text-message, .tabular-buybox-text-message')].find((m) => !closest(m, HIDDEN_COPY));
   return msg ? textOf(msg) : textOf(cell, hidden);
 }
 
@@ -43,10 +44,10 @@ function readRows(containers: readonly Element[]): Merchant | null {
   const m: Merchant = { seller: null, shipsFrom: null, id: null };
   let any = false;
   for (const box of containers) {
-    for (const label of box.querySelectorAll('.tabular-buybox-label, .offer-display-feature-label')) {
-      if (label.closest(HIDDEN_COPY)) continue;
+    for (const label of selectAll(box, '.tabular-buybox-label, .offer-display-feature-label')) {
+      if (closest(label, HIDDEN_COPY)) continue;
       const value = label.nextElementSibling;
-      if (!value || !value.matches('.tabular-buybox-text, .offer-display-feature-text')) continue;
+      if (!value || !matches(value, '.tabular-buybox-text, .offer-display-feature-text')) continue;
       const l = textOf(label).toLowerCase();
       const v = cellText(value);
       if (!v) continue;
@@ -89,7 +90,7 @@ function matchSentence(el: Element, sentence: string): Merchant | null {
       const start = m.index + m[0].indexOf(m[g]!);
       return clean(sentence.slice(start, start + m[g]!.length));
     };
-    const link = [...el.querySelectorAll('#sellerProfileTriggerId, a[href*="seller="]')].find((a) => !a.closest(HIDDEN_COPY));
+    const link = [...selectAll(el, '#sellerProfileTriggerId, a[href*="seller="]')].find((a) => !closest(a, HIDDEN_COPY));
     const seller = link ? textOf(link) || at(s.seller) : at(s.seller);
     const shipsFrom = s.shipsFrom === 'same' ? seller : at(s.shipsFrom);
     return { seller, shipsFrom, id: sellerId(el) };
@@ -100,7 +101,7 @@ function matchSentence(el: Element, sentence: string): Merchant | null {
 /** The e-book buy box's "Sold by:" row (`tr.print-sold-by`): a seller, no ships-from. */
 function readDigitalSeller(doc: Document): Merchant | null {
   const row = featured(queryAll(doc, ['#buybox tr.print-sold-by']));
-  const cell = row?.querySelector('.a-color-base');
+  const cell = selectOne(row, '.a-color-base');
   const seller = cell ? textOf(cell) : '';
   return seller ? { seller, shipsFrom: null, id: sellerId(row) } : null;
 }
@@ -127,7 +128,7 @@ export function readBuyBox(doc: Document): BuyBox | null {
   if (!m) {
     // Older layouts: the `.buying` block that holds the stock line also says who sells and ships.
     for (const block of queryAll(doc, ['.buying'])) {
-      if (otherOffer(block) || !block.querySelector(LEGACY_STOCK)) continue;
+      if (otherOffer(block) || !selectOne(block, LEGACY_STOCK)) continue;
       m = readSentence(block, true);
       if (m) break;
     }

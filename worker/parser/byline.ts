@@ -3,6 +3,7 @@ import type { PageParts } from './page-parts.js';
 import { BRAND_WRAPPERS } from './locale.js';
 import { query } from './query.js';
 import { clean, textOf } from './text.js';
+import { closest, matches, selectAll, selectOne } from './select.js';
 
 /** What `readByline` reads (the `.buying` block or `.content` around an older `#btAsinTitle` is kept by `fragments.ts`). */
 export const BYLINE_PARTS: PageParts = { ids: ['bylineInfo', 'byline', 'brand', 'bylineInfo_feature_div', 'btAsinTitle'] };
@@ -28,14 +29,14 @@ export function stripRole(name: string): string {
 }
 
 function contributorName(author: Element): string {
-  const named = author.querySelector('a.contributorNameID');
+  const named = selectOne(author, 'a.contributorNameID');
   if (named) return textOf(named);
-  for (const a of author.querySelectorAll('a')) {
-    if (a.closest('.a-popover-preload, .contribution')) continue;
+  for (const a of selectAll(author, 'a')) {
+    if (closest(a, '.a-popover-preload, .contribution')) continue;
     const t = textOf(a);
     if (t) return t;
   }
-  return textOf(author, (el) => el.matches('.contribution, .a-popover-preload'));
+  return textOf(author, (el) => matches(el, '.contribution, .a-popover-preload'));
 }
 
 /** Reads the byline names in page order, each once. */
@@ -47,12 +48,12 @@ export function readByline(doc: Document): string[] {
   };
   const box = query(doc, ['#bylineInfo']) ?? query(doc, ['#byline']);
   if (box) {
-    const authors = box.querySelectorAll('.author');
+    const authors = selectAll(box, '.author');
     if (authors.length) {
       for (const a of authors) add(contributorName(a));
       return names;
     }
-    const link = box.matches('a') ? box : box.querySelector('a');
+    const link = matches(box, 'a') ? box : selectOne(box, 'a');
     const t = link ? textOf(link) : '';
     if (t) add(unwrapBrand(t));
     else {
@@ -71,12 +72,12 @@ export function readByline(doc: Document): string[] {
   // 2008–2014 layouts: contributor links right after the title heading, in its `.buying` block, or in the
   // sub-title line of its bucket (film: actors and directors as `field-keywords` searches).
   const title = query(doc, ['#btAsinTitle']);
-  const buying = title?.closest('.buying');
+  const buying = closest(title, '.buying');
   if (buying) {
-    for (const a of buying.querySelectorAll('a[href*="field-author"]')) add(textOf(a));
+    for (const a of selectAll(buying, 'a[href*="field-author"]')) add(textOf(a));
     return names;
   }
-  const content = title?.closest('.content');
-  if (content) for (const a of content.querySelectorAll('.subTitle a[href*="field-author"], .subTitle a[href*="field-keywords"]')) add(textOf(a));
+  const content = closest(title, '.content');
+  if (content) for (const a of selectAll(content, '.subTitle a[href*="field-author"], .subTitle a[href*="field-keywords"]')) add(textOf(a));
   return names;
 }

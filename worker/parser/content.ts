@@ -6,6 +6,7 @@ import type { PageParts } from './page-parts.js';
 import { ABOUT_THIS_ITEM, containsAny } from './locale.js';
 import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
+import { closest, matches, selectAll, selectOne } from './select.js';
 
 /** The bullets, the description blocks and the breadcrumb. */
 export const CONTENT_PARTS: PageParts = {
@@ -39,19 +40,19 @@ export function readFeatureBullets(doc: Document): string[] {
   const box = query(doc, ['#feature-bullets']);
   let items: Element[];
   if (box) {
-    items = [...box.querySelectorAll('li')].filter((li) => !li.matches(FITMENT) && !li.closest(FITMENT));
+    items = [...selectAll(box, 'li')].filter((li) => !matches(li, FITMENT) && !closest(li, FITMENT));
   } else {
     const facts = query(doc, ['#productFactsDesktopExpander']);
-    const heading = facts ? [...facts.querySelectorAll('.product-facts-title, h3')].find((h) => containsAny(textOf(h).toLowerCase(), ABOUT_THIS_ITEM)) : undefined;
+    const heading = facts ? [...selectAll(facts, '.product-facts-title, h3')].find((h) => containsAny(textOf(h).toLowerCase(), ABOUT_THIS_ITEM)) : undefined;
     const list = heading?.nextElementSibling;
-    items = list && list.tagName === 'UL' ? [...list.querySelectorAll(':scope > li')] : [];
+    items = list && list.tagName === 'UL' ? [...selectAll(list, ':scope > li')] : [];
   }
-  return items.filter((li) => !li.parentElement?.closest('li')).map((li) => textOf(li, notControl)).filter((t) => t !== '');
+  return items.filter((li) => !closest(li.parentElement, 'li')).map((li) => textOf(li, notControl)).filter((t) => t !== '');
 }
 
 /** Text of a block whose markup is in a `<noscript>` (older book descriptions), else of the block itself. */
 function blockText(el: Element): string {
-  const ns = el.querySelector('noscript');
+  const ns = selectOne(el, 'noscript');
   if (ns) {
     const inner = clean([...ns.childNodes].map((c) => (c.nodeType === 3 ? (c.nodeValue ?? '') : textOf(c, notControl))).join(' '));
     if (inner) return inner;
@@ -77,8 +78,8 @@ export function readDescription(doc: Document): string | null {
 export function readCategories(doc: Document): string[] {
   const box = query(doc, ['#wayfinding-breadcrumbs_feature_div']);
   if (!box) return [];
-  return [...box.querySelectorAll('li a')]
-    .filter((a) => a.id !== 'breadcrumb-back-link' && !a.closest('.a-breadcrumb-divider'))
+  return [...selectAll(box, 'li a')]
+    .filter((a) => a.id !== 'breadcrumb-back-link' && !closest(a, '.a-breadcrumb-divider'))
     .map((a) => textOf(a))
     .filter((t) => t !== '');
 }

@@ -4,6 +4,7 @@ import type { PageParts } from './page-parts.js';
 import { REVIEW_LABELS, containsAny } from './locale.js';
 import { query, queryAll } from './query.js';
 import { clean, detailKey, textOf } from './text.js';
+import { closest, matches, selectAll, selectOne } from './select.js';
 
 /** The product-details containers (the legacy `productDetails` anchor's siblings are kept by `fragments.ts`). */
 export const DETAILS_PARTS = {
@@ -29,7 +30,7 @@ function isExcludedLabel(label: string): boolean {
 
 /** True when a value cell holds nothing but images (or nothing). */
 function onlyImage(el: Element, text: string): boolean {
-  return text === '' || (text === '' && el.querySelector('img') !== null);
+  return text === '' || (text === '' && selectOne(el, 'img') !== null);
 }
 
 /** Reads one table row as a pair, or null when it is not a pair. */
@@ -44,7 +45,7 @@ function rowPair(tr: Element): [string, string] | null {
 
 /** Reads one bullet item as a pair: its first bold label and the rest of its text. */
 function bulletPair(li: Element): [string, string] | null {
-  const bold = li.querySelector(BOLD);
+  const bold = selectOne(li, BOLD);
   if (!bold) return null;
   const label = textOf(bold);
   if (!label) return null;
@@ -57,7 +58,7 @@ function bulletPair(li: Element): [string, string] | null {
 function legacyBucket(doc: Document): Element | null {
   const anchor = query(doc, ['a#productDetails', 'a[name="productDetails"]']);
   for (let el = anchor?.nextElementSibling; el; el = el.nextElementSibling) {
-    const content = el.matches('.bucket') ? el.querySelector('.content') : el.querySelector('.bucket .content');
+    const content = matches(el, '.bucket') ? selectOne(el, '.content') : selectOne(el, '.bucket .content');
     if (content) return content;
   }
   return null;
@@ -81,12 +82,12 @@ export function readDetails(doc: Document): Record<string, string> {
   }
   const top = containers.filter((c) => !containers.some((o) => o !== c && o.contains(c)));
   for (const c of top) {
-    for (const el of c.querySelectorAll('tr, li')) {
+    for (const el of selectAll(c, 'tr, li')) {
       if (el.tagName === 'TR') {
-        if (el.parentElement?.closest('tr')) continue;
+        if (closest(el.parentElement, 'tr')) continue;
         add(rowPair(el));
       } else {
-        if (el.parentElement?.closest('li') && c.contains(el.parentElement.closest('li'))) continue;
+        if (closest(el.parentElement, 'li') && c.contains(closest(el.parentElement, 'li'))) continue;
         add(bulletPair(el));
       }
     }

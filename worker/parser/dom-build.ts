@@ -28,6 +28,7 @@ type P5Node = DefaultTreeAdapterMap['childNode'];
 /** jsdom's node implementation, as far as this module uses it. */
 interface NodeImpl {
   _append(node: NodeImpl): void;
+  _insert(node: NodeImpl, before: NodeImpl | null): void;
   _replace(node: NodeImpl, child: NodeImpl): void;
   documentElement?: NodeImpl | null;
   _globalObject?: unknown;
@@ -40,6 +41,7 @@ interface JsdomInternals {
   createElement(doc: NodeImpl, localName: string, namespace: string, prefix: null, isValue: string | null, sync: boolean): NodeImpl;
   setAttributeValue(el: NodeImpl, localName: string, value: string, prefix: string | null, namespace: string | null): void;
   createText(globalObject: unknown, doc: NodeImpl, data: string): NodeImpl;
+  createDoctype(globalObject: unknown, doc: NodeImpl, name: string, publicId: string, systemId: string): NodeImpl;
   implForWrapper(doc: Document): NodeImpl;
   wrapperForImpl(impl: NodeImpl): Element;
   /** Removes an element's id and name from its window's named-property table (what detaching it does there). */
@@ -53,6 +55,7 @@ function loadInternals(): JsdomInternals {
   const { createElement } = require(`${root}helpers/create-element.js`) as Pick<JsdomInternals, 'createElement'>;
   const { setAttributeValue } = require(`${root}attributes.js`) as Pick<JsdomInternals, 'setAttributeValue'>;
   const Text = require(`${root}generated/Text.js`) as { createImpl(g: unknown, args: unknown[], priv: object): NodeImpl };
+  const DocumentType = require(`${root}generated/DocumentType.js`) as { createImpl(g: unknown, args: unknown[], priv: object): NodeImpl };
   const { implForWrapper, wrapperForImpl } = require(`${root}generated/utils.js`) as Pick<JsdomInternals, 'implForWrapper' | 'wrapperForImpl'>;
   const { elementDetached } = require(`${root}window-properties.js`) as Pick<JsdomInternals, 'elementDetached'>;
   return {
@@ -60,6 +63,8 @@ function loadInternals(): JsdomInternals {
     createElement,
     setAttributeValue,
     createText: (globalObject, doc, data) => Text.createImpl(globalObject, [], { data, ownerDocument: doc }),
+    createDoctype: (globalObject, doc, name, publicId, systemId) =>
+      DocumentType.createImpl(globalObject, [], { name, publicId, systemId, ownerDocument: doc }),
     implForWrapper,
     wrapperForImpl,
   };
@@ -123,8 +128,8 @@ function buildSubtree(j: JsdomInternals, doc: NodeImpl, root: P5Element, out: Bu
 }
 
 /**
- * Fills `doc` (an empty jsdom document from `DOMParser`) with the tree of `html`, in the mode its doctype
- * gives. Comments and the doctype node are not carried over (no reader looks at them).
+ * Fills `doc` (an empty jsdom document from `DOMParser`) with the tree of `html`: its doctype node, its
+ * mode and its elements and text. Comments are not carried over (no reader looks at them).
  * @returns the document's elements in tree order with their ids, or null when `html` holds markup this
  *   build leaves to jsdom's parser (`<template>`); `doc` is untouched then
  */
@@ -136,6 +141,9 @@ export function buildInto(doc: Document, html: string): BuiltElements | null {
   const docImpl = j.implForWrapper(doc);
   const current = docImpl.documentElement;
   if (!root || !current) return null;
+  // the doctype node and the mode, as jsdom's parser sets them (its `compatMode` looks at the doctype node)
+  const dt = tree.childNodes.find((c): c is DefaultTreeAdapterMap['documentType'] => c.nodeName === '#documentType');
+  if (dt) docImpl._insert(j.createDoctype(docImpl._globalObject, docImpl, dt.name, dt.publicId, dt.systemId), current);
   docImpl._mode = tree.mode;
   const out: BuiltElements = { elements: [], ids: [], named: [] };
   docImpl._replace(buildSubtree(j, docImpl, root, out), current);

@@ -3,6 +3,7 @@ import type { RatingHistogram } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { queryAll } from './query.js';
 import { textOf } from './text.js';
+import { closest, selectAll, selectOne } from './select.js';
 
 /**
  * The ratings histogram of the product's own reviews section: its table rows, and in the list layout
@@ -39,7 +40,7 @@ function starOf(row: Element): number | null {
   }
   const stated = fromAriaLabel(row);
   if (stated) return stated.star;
-  const label = row.querySelector('td, a, span') ?? row;
+  const label = selectOne(row, 'td, a, span') ?? row;
   const m = /^\s*([1-5])(?!\d)/.exec(textOf(label));
   return m ? Number(m[1]) : null;
 }
@@ -49,7 +50,7 @@ function starOf(row: Element): number | null {
  * label that states it (`title="70% of reviews have 5 stars"`), else the row's own `N%` text.
  */
 function percentOf(row: Element): number | null {
-  const meter = row.querySelector('.a-meter');
+  const meter = selectOne(row, '.a-meter');
   const now = meter?.getAttribute('aria-valuenow');
   if (now && /^\d{1,3}$/.test(now.trim())) return Number(now.trim());
   const aria = PERCENT.exec(meter?.getAttribute('aria-label') ?? '');
@@ -58,7 +59,7 @@ function percentOf(row: Element): number | null {
     const m = PERCENT.exec(el.getAttribute('title') ?? '') ?? PERCENT.exec(el.getAttribute('aria-label') ?? '');
     if (m) return Number(m[1]);
   }
-  const cells = row.querySelectorAll('td');
+  const cells = selectAll(row, 'td');
   const last = cells.length ? cells[cells.length - 1]! : null;
   const lastText = last ? textOf(last) : '';
   const m = PERCENT.exec(lastText);
@@ -69,7 +70,7 @@ function percentOf(row: Element): number | null {
 
 /** Reads one histogram container: all five rows with a star and a percentage, else null. */
 function readTable(table: Element): RatingHistogram | null {
-  const rows = [...table.querySelectorAll('tr.a-histogram-row, li')].filter((r) => !r.parentElement?.closest('li'));
+  const rows = [...selectAll(table, 'tr.a-histogram-row, li')].filter((r) => !closest(r.parentElement, 'li'));
   const got = new Map<number, number>();
   for (const row of rows) {
     const star = starOf(row);

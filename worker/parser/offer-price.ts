@@ -10,6 +10,7 @@ import { HIDDEN_COPY, inSubscribeSave, otherOffer } from './offer.js';
 import { CORE_IDS, parsePrice, priceText } from './price.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
+import { closest, matches, selectOne } from './select.js';
 
 /** Where the buy box and price block may show a Prime badge (the "Try fast, free shipping" upsell beside the price included). */
 const PRIME_SCOPES = ['price', 'unifiedPrice_feature_div', 'priceBadging_feature_div', 'buybox', 'primeUpsellPopover', ...CORE_IDS];
@@ -45,7 +46,7 @@ const LIST_SOURCES: readonly string[][] = [
 
 /** One price from a list of elements: every readable one must agree, else null. */
 function agreed(els: readonly Element[], marketplace: Marketplace): Price | null | undefined {
-  const texts = els.map((el) => priceText(el.querySelector('.a-price') ?? el)).filter((t) => t !== '');
+  const texts = els.map((el) => priceText(selectOne(el, '.a-price') ?? el)).filter((t) => t !== '');
   if (texts.length === 0) return undefined;
   const prices = texts.map((t) => parsePrice(t, marketplace));
   const first = prices[0];
@@ -56,7 +57,7 @@ function agreed(els: readonly Element[], marketplace: Marketplace): Price | null
 /** The struck-through reference price of the featured offer; null when none or not read with confidence. */
 export function readListPrice(doc: Document, marketplace: Marketplace): Price | null {
   for (const sels of LIST_SOURCES) {
-    const els = queryAll(doc, sels).filter((el) => !otherOffer(el) && !inSubscribeSave(el) && !el.closest(HIDDEN_COPY));
+    const els = queryAll(doc, sels).filter((el) => !otherOffer(el) && !inSubscribeSave(el) && !closest(el, HIDDEN_COPY));
     const p = agreed(els, marketplace);
     if (p !== undefined) return p;
   }
@@ -68,10 +69,10 @@ export function readSubscribeSavePrice(doc: Document, marketplace: Marketplace):
   const base = queryAll(doc, ['#sns-base-price']).filter((el) => !otherOffer(el));
   const fromBase = agreed(base, marketplace);
   if (fromBase !== undefined) return fromBase;
-  const rows = queryAll(doc, ['#snsAccordionRowMiddle', '#priceblock_snsupsell_row']).filter((el) => !otherOffer(el) && !el.closest(HIDDEN_COPY));
+  const rows = queryAll(doc, ['#snsAccordionRowMiddle', '#priceblock_snsupsell_row']).filter((el) => !otherOffer(el) && !closest(el, HIDDEN_COPY));
   for (const row of rows) {
-    const el = row.querySelector('.a-price, .a-color-price');
-    if (!el || el.closest('.a-text-strike')) continue;
+    const el = selectOne(row, '.a-price, .a-color-price');
+    if (!el || closest(el, '.a-text-strike')) continue;
     const p = parsePrice(priceText(el), marketplace);
     if (p) return p;
   }
@@ -98,12 +99,12 @@ function withoutTerms(text: string): string {
 
 /** The coupon badge of the featured offer: its text, and the percent or the amount it states. */
 export function readCoupon(doc: Document, marketplace: Marketplace): Coupon | null {
-  const labels = queryAll(doc, ['[id^="couponText"]']).filter((el) => !otherOffer(el) && !el.closest(HIDDEN_COPY));
+  const labels = queryAll(doc, ['[id^="couponText"]']).filter((el) => !otherOffer(el) && !closest(el, HIDDEN_COPY));
   let text = labels.length ? withoutTerms(textOf(labels[0]!)) : '';
   if (!text) {
     for (const el of queryAll(doc, ['#promoPriceBlockMessage_feature_div', '[id^="couponBadge"]'])) {
       if (otherOffer(el)) continue;
-      const t = withoutTerms(textOf(el, (c) => c.matches(HIDDEN_COPY)));
+      const t = withoutTerms(textOf(el, (c) => matches(c, HIDDEN_COPY)));
       if (t && containsAny(t.toLowerCase(), COUPON_WORDS)) {
         text = t;
         break;
@@ -128,11 +129,11 @@ export function readCoupon(doc: Document, marketplace: Marketplace): Coupon | nu
 export function readPrime(doc: Document, hasOffer: boolean, deliveryText: string | null): boolean | null {
   if (!hasOffer) return null;
   const badges = queryAll(doc, PRIME_SCOPES.map((id) => `#${id} .a-icon-prime`));
-  if (badges.some((b) => !otherOffer(b) && !b.closest('.a-popover-preload') && !b.matches('.aok-hidden, .olp-prime-badge'))) return true;
+  if (badges.some((b) => !otherOffer(b) && !closest(b, '.a-popover-preload') && !matches(b, '.aok-hidden, .olp-prime-badge'))) return true;
   const rows = queryAll(doc, PRIME_ROWS.map((id) => `#${id}`)).filter((el) => !otherOffer(el));
   // A membership sign-up ingress ("Try Prime and start saving today") is an advertisement, not the offer's signal.
-  if (rows.some((el) => !el.matches('.prime-signup-ingress') && /\bprime\b/i.test(textOf(el)))) return true;
+  if (rows.some((el) => !matches(el, '.prime-signup-ingress') && /\bprime\b/i.test(textOf(el)))) return true;
   const priceLines = queryAll(doc, ['#price', '#priceBadging_feature_div', ...CORE_IDS.map((id) => `#${id}`)]).filter((el) => !otherOffer(el));
-  const texts = [...priceLines.map((el) => textOf(el, (c) => c.matches(HIDDEN_COPY))), deliveryText ?? ''];
+  const texts = [...priceLines.map((el) => textOf(el, (c) => matches(c, HIDDEN_COPY))), deliveryText ?? ''];
   return texts.some((t) => containsAny(t.toLowerCase(), PRIME_PHRASES));
 }

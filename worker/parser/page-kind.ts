@@ -3,6 +3,7 @@ import type { PageParts } from './page-parts.js';
 import { CAPTCHA_PHRASES, ERROR_PHRASES, NOT_FOUND_PHRASES, containsAny } from './locale.js';
 import { query } from './query.js';
 import { textOf } from './text.js';
+import { selectAll, selectOne } from './select.js';
 
 /** What kind of page this is; `product` carries the title element. */
 export type PageKind =
@@ -28,10 +29,10 @@ export function readTitle(doc: Document): string | null {
 export function decidePageKind(doc: Document): PageKind {
   const title = readTitle(doc);
   if (title) return { kind: 'product', title };
-  if (doc.querySelector('form[action*="validateCaptcha"], #captchacharacters'))
+  if (selectOne(doc, 'form[action*="validateCaptcha"], #captchacharacters'))
     return { kind: 'robot_check', reason: 'captcha form' };
   const head = (doc.title ?? '').toLowerCase();
-  const alts = [...doc.querySelectorAll('img[alt]')].map((i) => i.getAttribute('alt') ?? '').join(' ');
+  const alts = [...selectAll(doc, 'img[alt]')].map((i) => i.getAttribute('alt') ?? '').join(' ');
   const body = `${head} ${textOf(doc.body)} ${alts}`.toLowerCase();
   if (containsAny(body, CAPTCHA_PHRASES)) return { kind: 'robot_check', reason: 'robot check text' };
   if (containsAny(body, NOT_FOUND_PHRASES)) return { kind: 'not_found' };

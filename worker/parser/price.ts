@@ -6,6 +6,7 @@ import { MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
 import { inSubscribeSave, otherOffer } from './offer.js';
 import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
+import { closest, matches, selectAll, selectOne } from './select.js';
 
 /** Containers of the modern core price block (ids). */
 export const CORE_IDS = ['corePrice_feature_div', 'corePriceDisplay_desktop_feature_div', 'corePrice_desktop', 'apex_desktop', 'apex_offerDisplay_desktop'];
@@ -57,16 +58,16 @@ const USED_OFFER = ['#usedBuySection', '#usedbuyBox', '#usedBuyBox', '[id^="used
 
 /** Text of a price element: the screen-reader copy when present, else the visible parts joined tightly. */
 export function priceText(el: Element): string {
-  if (!el.matches('.a-price')) return textOf(el);
-  const off = el.querySelector(':scope > .a-offscreen');
+  if (!matches(el, '.a-price')) return textOf(el);
+  const off = selectOne(el, ':scope > .a-offscreen');
   const t = off ? textOf(off) : '';
   if (t) return t;
-  const visible = el.querySelector(':scope > [aria-hidden="true"]');
+  const visible = selectOne(el, ':scope > [aria-hidden="true"]');
   if (!visible) return '';
-  const parts = visible.querySelectorAll('.a-price-symbol, .a-price-whole, .a-price-decimal, .a-price-fraction');
+  const parts = selectAll(visible, '.a-price-symbol, .a-price-whole, .a-price-decimal, .a-price-fraction');
   if (!parts.length) return textOf(visible);
   return [...parts]
-    .map((p) => (p.matches('.a-price-whole') ? textOf(p, (c) => c.matches('.a-price-decimal')) : textOf(p)).replace(/\s+/g, ''))
+    .map((p) => (matches(p, '.a-price-whole') ? textOf(p, (c) => matches(c, '.a-price-decimal')) : textOf(p)).replace(/\s+/g, ''))
     .join(' ')
     .replace(/(\d) (?=[.,])|([.,]) (?=\d)/g, '$1$2');
 }
@@ -109,7 +110,7 @@ const OFFER_HEADER = '.rbbHeader, .accordion-header';
 
 /** True when a price sits in a buy-box section headed as a used offer ("Buy used", "Gebraucht kaufen", …), whatever its ids. */
 function usedSection(el: Element): boolean {
-  const header = el.closest(OFFER_SECTION)?.querySelector(OFFER_HEADER);
+  const header = selectOne(closest(el, OFFER_SECTION), OFFER_HEADER);
   return !!header && containsAny(textOf(header).toLowerCase(), USED_OFFER_PHRASES);
 }
 
@@ -144,7 +145,7 @@ export function readPriceState(doc: Document, marketplace: Marketplace): { price
   for (const sels of SOURCES) {
     const texts: string[] = [];
     for (const el of queryAll(doc, sels)) {
-      if (otherOffer(el) || inSubscribeSave(el) || el.closest(UNIT_PRICE) || usedSection(el)) continue;
+      if (otherOffer(el) || inSubscribeSave(el) || closest(el, UNIT_PRICE) || usedSection(el)) continue;
       const t = priceText(el);
       if (t) texts.push(t);
     }

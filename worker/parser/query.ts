@@ -9,6 +9,7 @@
  * - any other selector is run with `querySelectorAll` as before.
  * The index is built once per document and assumes the document is not changed while it is read.
  */
+import { matches, selectAll, selectOne } from './select.js';
 
 interface IdIndex {
   /** Every element, in tree order. */
@@ -94,11 +95,11 @@ function matchesOf(doc: Document, ix: IdIndex, selector: string): readonly Eleme
     // Descendants of each element with the id that match the compound: the same set as the document-wide query.
     const roots = ix.byId.get(scoped[1]!);
     if (!roots) return null;
-    const found = roots.flatMap((r) => [...r.querySelectorAll(scoped[2]!)]);
+    const found = roots.flatMap((r) => [...selectAll(r, scoped[2]!)]);
     return roots.length === 1 ? found : [...new Set(found)].sort((a, b) => ix.order.get(a)! - ix.order.get(b)!);
   }
   if (requiredIds(selector).some((id) => !ix.byId.has(id))) return null;
-  return [...doc.querySelectorAll(selector)];
+  return [...selectAll(doc, selector)];
 }
 
 /**
@@ -107,7 +108,7 @@ function matchesOf(doc: Document, ix: IdIndex, selector: string): readonly Eleme
  */
 export function queryAllWhere(doc: Document, selector: string, maybe: (el: Element) => boolean): Element[] {
   const out: Element[] = [];
-  for (const el of indexOf(doc).elements) if (maybe(el) && el.matches(selector)) out.push(el);
+  for (const el of indexOf(doc).elements) if (maybe(el) && matches(el, selector)) out.push(el);
   return out;
 }
 
@@ -132,7 +133,7 @@ export function query(doc: Document, selectors: readonly string[]): Element | nu
     if (bare) el = ix.byId.get(bare[1]!)?.[0] ?? null;
     else if (prefix) el = withIdPrefix(ix, prefix[1]!)[0] ?? null;
     else if (ID_THEN_COMPOUND.test(s)) el = matchesOf(doc, ix, s)?.[0] ?? null;
-    else el = requiredIds(s).some((id) => !ix.byId.has(id)) ? null : doc.querySelector(s);
+    else el = requiredIds(s).some((id) => !ix.byId.has(id)) ? null : selectOne(doc, s);
     if (el && (!best || ix.order.get(el)! < ix.order.get(best)!)) best = el;
   }
   return best;

@@ -3,6 +3,7 @@ import type { PageParts } from './page-parts.js';
 import { RATING_JA_PREFIX, RATING_OUT_OF_WORDS } from './locale.js';
 import { query } from './query.js';
 import { clean, parseGroupedInt, textOf } from './text.js';
+import { selectAll, selectOne } from './select.js';
 
 const OUT_OF = new RegExp(`(\\d(?:[.,]\\d{1,2})?)\\s*(?:${RATING_OUT_OF_WORDS.join('|')})\\s*5(?!\\d)`, 'i');
 const JA = new RegExp(`${RATING_JA_PREFIX}\\s*(\\d(?:[.,]\\d{1,2})?)`);
@@ -25,19 +26,19 @@ const SUMMARY = RATING_PARTS.ids.map((id) => `#${id}`);
 
 /** The product's own review summary block (the first one; carousels are never read). */
 function summary(doc: Document): Element | null {
-  return query(doc, SUMMARY) ?? doc.querySelector('.crAvgStars');
+  return query(doc, SUMMARY) ?? selectOne(doc, '.crAvgStars');
 }
 
 /** Reads the average rating of the product. */
 export function readRating(doc: Document): number | null {
   const box = summary(doc);
   if (!box) return null;
-  const holders = [box, ...box.querySelectorAll('#acrPopover, .reviewCountTextLinkedHistogram, [title]')];
+  const holders = [box, ...selectAll(box, '#acrPopover, .reviewCountTextLinkedHistogram, [title]')];
   for (const el of holders) {
     const r = parseRating(el.getAttribute('title') ?? '');
     if (r !== null) return r;
   }
-  for (const el of box.querySelectorAll('.a-icon-alt, .a-icon-star, .a-icon-star-mini')) {
+  for (const el of selectAll(box, '.a-icon-alt, .a-icon-star, .a-icon-star-mini')) {
     const r = parseRating(textOf(el));
     if (r !== null) return r;
   }
@@ -50,8 +51,8 @@ export function readRatingsCount(doc: Document): number | null {
   if (!box) return null;
   // The count's own element, else the first reviews link that shows a number and is not the stars' link.
   const el =
-    box.querySelector('#acrCustomerReviewText') ??
-    [...box.querySelectorAll('a[href*="product-reviews"]')].find((a) => /\d/.test(textOf(a)) && parseRating(textOf(a)) === null);
+    selectOne(box, '#acrCustomerReviewText') ??
+    [...selectAll(box, 'a[href*="product-reviews"]')].find((a) => /\d/.test(textOf(a)) && parseRating(textOf(a)) === null);
   if (!el) return null;
   const t = textOf(el);
   if (!/\d/.test(t)) return null;

@@ -10,6 +10,7 @@ import {
 import { LEGACY_STOCK, featured, otherOffer } from './offer.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
+import { selectAll, selectOne } from './select.js';
 
 /** The stock line, the deliver-to lines and the delivery messages (newer block and the older ones). */
 export const STOCK_PARTS: PageParts = {
@@ -42,7 +43,7 @@ export function availabilityStatus(text: string): { status: AvailabilityStatus; 
  * or the featured offer's line is empty.
  */
 export function readAvailability(doc: Document): Availability | null {
-  const el = featured(queryAll(doc, ['#availability'])) ?? featured(queryAll(doc, ['.buying']).flatMap((b) => [...b.querySelectorAll(LEGACY_STOCK)]));
+  const el = featured(queryAll(doc, ['#availability'])) ?? featured(queryAll(doc, ['.buying']).flatMap((b) => [...selectAll(b, LEGACY_STOCK)]));
   const text = el ? textOf(el) : '';
   if (!text) return null;
   return { text, ...availabilityStatus(text) };
@@ -91,7 +92,7 @@ function placeOf(el: Element, needPrefix: boolean): string | null {
 function readPromise(doc: Document): string | null {
   const block = featured(queryAll(doc, ['#mir-layout-DELIVERY_BLOCK']));
   if (block) {
-    const primary = block.querySelector('[id$="PRIMARY_DELIVERY_MESSAGE_LARGE"]') ?? block.firstElementChild;
+    const primary = selectOne(block, '[id$="PRIMARY_DELIVERY_MESSAGE_LARGE"]') ?? block.firstElementChild;
     const t = primary ? withoutTrailingLink(textOf(primary)) : '';
     if (t) return t;
   }

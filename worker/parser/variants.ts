@@ -4,6 +4,7 @@ import type { PageParts } from './page-parts.js';
 import { query, queryAll } from './query.js';
 import { firstJsonValue } from './raw-json.js';
 import { clean, textOf } from './text.js';
+import { matches, selectAll, selectOne } from './select.js';
 
 /**
  * Twister rows and format swatches. `#variation_<dimension>` rows are read inside; the inline twister's
@@ -103,7 +104,7 @@ const ASIN_IN_HREF = /\/(?:dp|gp\/product|product)\/([A-Z0-9]{10})(?:[/?#]|$)/;
 function swatchAsin(li: Element, link: Element | null): string | null {
   const m = ASIN_IN_HREF.exec(link?.getAttribute('href') ?? '');
   if (m) return m[1]!;
-  for (const el of [li, ...li.querySelectorAll('[data-asin], [data-defaultasin]')]) {
+  for (const el of [li, ...selectAll(li, '[data-asin], [data-defaultasin]')]) {
     const v = (el.getAttribute('data-asin') ?? el.getAttribute('data-defaultasin') ?? '').trim().toUpperCase();
     if (/^[A-Z0-9]{10}$/.test(v)) return v;
   }
@@ -112,18 +113,18 @@ function swatchAsin(li: Element, link: Element | null): string | null {
 
 /** A swatch's format name: its title slot, else its first span's text, else the first leaf text that is not a price (icons are not names). */
 function swatchName(li: Element, btn: Element): string {
-  const slot = btn.querySelector('.slot-title') ?? li.querySelector('.slot-title, .mediaTab_title');
+  const slot = selectOne(btn, '.slot-title') ?? selectOne(li, '.slot-title, .mediaTab_title');
   if (slot) return textOf(slot);
-  const first = btn.querySelector('span');
+  const first = selectOne(btn, 'span');
   const firstText = first ? textOf(first) : '';
   if (firstText) return firstText;
   // The first span is an icon (or empty): the first leaf text that is not a price.
-  for (const span of btn.querySelectorAll('span')) {
-    if (span.querySelector('span') || span.matches('.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen')) continue;
+  for (const span of selectAll(btn, 'span')) {
+    if (selectOne(span, 'span') || matches(span, '.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen')) continue;
     const t = textOf(span);
     if (t) return t;
   }
-  return textOf(btn, (el) => el.matches('.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen'));
+  return textOf(btn, (el) => matches(el, '.a-color-price, .a-color-secondary, .a-color-base, .a-offscreen'));
 }
 
 /**
@@ -133,9 +134,9 @@ function swatchName(li: Element, btn: Element): string {
  * its own, the format is "MP3".
  */
 function formatButtons(li: Element): { btn: Element; name: string }[] {
-  const btns = [...li.querySelectorAll('.a-button-text')];
+  const btns = [...selectAll(li, '.a-button-text')];
   if (btns.length === 0) {
-    const a = li.querySelector('a');
+    const a = selectOne(li, 'a');
     if (a) btns.push(a);
   }
   const out = btns.map((btn) => ({ btn, name: clean(swatchName(li, btn).replace(/\s*[-–]?\s*$/, '')) }));
@@ -149,9 +150,9 @@ export function readFormatSwatches(doc: Document, pageAsin: string | null): { va
   const variants: Variant[] = [];
   let variant: string | null = null;
   const all = queryAll(doc, ['#tmmSwatches .swatchElement', '#mediaTabs_tabSet li.mediaTab_heading']);
-  const items = all.filter((el) => !all.some((o) => o !== el && o.contains(el)) && !el.matches('.olpLink, .otherSellers'));
+  const items = all.filter((el) => !all.some((o) => o !== el && o.contains(el)) && !matches(el, '.olpLink, .otherSellers'));
   for (const li of items) {
-    const selected = li.matches('.selected, .a-active') || !!li.querySelector('.a-button-selected');
+    const selected = matches(li, '.selected, .a-active') || !!selectOne(li, '.a-button-selected');
     for (const { btn, name } of formatButtons(li)) {
       if (!name) continue;
       if (selected && !variant) variant = name;
@@ -171,13 +172,13 @@ export function readFormatSwatches(doc: Document, pageAsin: string | null): { va
 function readMediaMatrix(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
   let variant: string | null = null;
-  for (const row of doc.querySelectorAll('table.twisterMediaMatrix tr[id^="tmm_"]')) {
-    const cell = row.querySelector('.tmm_videoMetaBinding');
+  for (const row of selectAll(doc, 'table.twisterMediaMatrix tr[id^="tmm_"]')) {
+    const cell = selectOne(row, '.tmm_videoMetaBinding');
     const name = cell ? textOf(cell) : '';
     if (!name) continue;
-    const selected = row.matches('.activeRow');
+    const selected = matches(row, '.activeRow');
     if (selected && !variant) variant = name;
-    const link = [...row.querySelectorAll('a[href]')].find((a) => ASIN_IN_HREF.test(a.getAttribute('href') ?? '')) ?? null;
+    const link = [...selectAll(row, 'a[href]')].find((a) => ASIN_IN_HREF.test(a.getAttribute('href') ?? '')) ?? null;
     const asin = link ? ASIN_IN_HREF.exec(link.getAttribute('href')!)![1]! : selected ? pageAsin : null;
     if (asin && !variants.some((v) => v.asin === asin)) variants.push({ name, asin });
   }
