@@ -1,8 +1,9 @@
 /**
  * General rules for layouts met on real pages outside the saved set, each checked on small synthetic
  * HTML built here (never copied pages): an English-language co.jp rank label, the informal German store
- * wrapper, music format swatches, a 2014 multi-format film page, a book's buy-box price, and a buy box
- * that holds only a used offer. Every page goes through `parseProductPage` (the fragment document) and
+ * wrapper, music format swatches, a 2014 multi-format film page, a book's buy-box price, a buy box
+ * that holds only a used offer, the rank labelled "Amazon Bestseller" in a details table, and a buy-box
+ * section known as the used offer only by its header. Every page goes through `parseProductPage` (the fragment document) and
  * through the whole-page path, which must agree.
  */
 import { describe, expect, it } from 'vitest';
@@ -196,5 +197,34 @@ describe('price with one-time and Subscribe & Save options', () => {
     const html = page(`
       <div id="corePrice_desktop"><span class="a-price apexPriceToPay"><span class="a-offscreen">R$169,00</span></span> - <span class="a-price apexPriceToPay"><span class="a-offscreen">R$199,90</span></span></div>`);
     expect(read(html, mp('br')).price).toBeNull();
+  });
+});
+
+describe('rank row labelled "Amazon Bestseller" in a details table (no colon)', () => {
+  const html = page(`
+    <table id="productDetails_detailBullets_sections1">
+      <tr><th>Publisher</th><td>Nintendo</td></tr>
+      <tr><th>Amazon Bestseller</th><td>#4 in Video Games (<a href="/gp/bestsellers/videogames">See Top 100 in Video Games</a>)<br>
+        #1 in <a href="/gp/bestsellers/videogames/4731379051">Nintendo Switch Games</a></td></tr>
+    </table>`);
+  const f = read(html, mp('jp'));
+  it('is the Best Sellers Rank', () => {
+    expect(f.status).toBe('ok');
+    expect(f.bsr).toEqual({ rank: 4, category: 'Video Games', subcategories: [{ rank: 1, category: 'Nintendo Switch Games' }] });
+  });
+  it('does not land in details', () => expect(f.details).toEqual({ publisher: 'Nintendo' }));
+});
+
+describe('a buy-box section known as the used offer only by its "Buy used" header', () => {
+  const section = (header: string, price: string): string =>
+    `<div class="a-accordion-row-container"><div class="accordion-header"><span>${header}</span></div>
+      <div class="a-accordion-inner"><span class="a-color-price offer-price">${price}</span></div></div>`;
+  it('its price is not the product price; the new offer\'s is', () => {
+    const html = page(`<div id="buybox">${section('Buy used', '$7.50')}${section('Buy new', '$15.99')}</div>`);
+    expect(read(html, mp('com')).price).toEqual({ amount: 15.99, currency: 'USD' });
+  });
+  it('alone, it gives no price (never the used offer\'s)', () => {
+    const html = page(`<div id="buybox">${section('Buy used', '$7.50')}</div>`);
+    expect(read(html, mp('com')).price).toBeNull();
   });
 });
