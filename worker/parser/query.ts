@@ -6,7 +6,7 @@
  *   is skipped;
  * - a bare `#x` or `[id^="x"]` is answered from an index of the document's ids (one walk over its
  *   elements), and `#x .y` (one compound after the id) by querying below the indexed `#x` elements;
- * - any other selector is run with `querySelectorAll` as before.
+ * - any other selector is tested on the indexed elements, in tree order (`matches`, `select.ts`).
  * The index is built once per document and assumes the document is not changed while it is read.
  */
 import { matches, selectAll, selectOne } from './select.js';
@@ -99,7 +99,7 @@ function matchesOf(doc: Document, ix: IdIndex, selector: string): readonly Eleme
     return roots.length === 1 ? found : [...new Set(found)].sort((a, b) => ix.order.get(a)! - ix.order.get(b)!);
   }
   if (requiredIds(selector).some((id) => !ix.byId.has(id))) return null;
-  return [...selectAll(doc, selector)];
+  return selector.includes(':scope') ? selectAll(doc, selector) : ix.elements.filter((el) => matches(el, selector));
 }
 
 /**
@@ -133,7 +133,8 @@ export function query(doc: Document, selectors: readonly string[]): Element | nu
     if (bare) el = ix.byId.get(bare[1]!)?.[0] ?? null;
     else if (prefix) el = withIdPrefix(ix, prefix[1]!)[0] ?? null;
     else if (ID_THEN_COMPOUND.test(s)) el = matchesOf(doc, ix, s)?.[0] ?? null;
-    else el = requiredIds(s).some((id) => !ix.byId.has(id)) ? null : selectOne(doc, s);
+    else if (requiredIds(s).some((id) => !ix.byId.has(id))) el = null;
+    else el = s.includes(':scope') ? selectOne(doc, s) : (ix.elements.find((e) => matches(e, s)) ?? null);
     if (el && (!best || ix.order.get(el)! < ix.order.get(best)!)) best = el;
   }
   return best;
