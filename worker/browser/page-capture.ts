@@ -4,11 +4,11 @@
  * `HTTPResponse.buffer()` is not enough: Chromium re-encodes text bodies it decoded (a Shift_JIS
  * page comes back as UTF-8, puppeteer#6478). So the page's own CDP session pauses the main
  * document at the Fetch domain's Response stage, takes the raw body (`Fetch.getResponseBody`,
- * base64 of the bytes on the wire). Chromium is then handed a stand-in document with the same
- * status in its place: the service parses the bytes itself, so Chromium never parses megabytes of
- * markup, runs the page's scripts or requests its subresources (a read costs the request, not a
- * render). The same handler blocks every other request and, in replay mode, every other origin (a
- * redirect's target included).
+ * base64 of the bytes on the wire). Chromium's navigation is then cancelled (`net::ERR_ABORTED`,
+ * which commits nothing, not even an error page): the service parses the bytes itself, so the
+ * page's renderer never receives a document — no markup parsed, no script run, no subresource
+ * requested, no layout or paint (a read costs the request, not a render). The same handler blocks
+ * every other request and, in replay mode, every other origin (a redirect's target included).
  */
 import type { Page, Protocol } from 'puppeteer-core';
 
@@ -19,14 +19,10 @@ import type { Page, Protocol } from 'puppeteer-core';
 export const READ_RESOURCE_TYPE = 'Document';
 
 /**
- * What Chromium renders in place of the captured document. The browser process fetches
- * `/favicon.ico` on its own after load, outside the page's Fetch interception; an inline icon
- * (`data:`) leaves it nothing to request.
+ * How long a read that collects cookies waits, after the bytes are taken, for the document's raw
+ * response headers (`Network.responseReceivedExtraInfo`, where its Set-Cookie headers are), ms.
  */
-export const STAND_IN_DOCUMENT = '<!doctype html><link rel="icon" href="data:,">';
-
-/** {@link STAND_IN_DOCUMENT} as `Fetch.fulfillRequest` takes a body (base64), encoded once. */
-const STAND_IN_BODY = Buffer.from(STAND_IN_DOCUMENT).toString('base64');
+const EXTRA_INFO_WAIT_MS = 1_000;
 
 /** What {@link capturePage} needs. */
 export interface CaptureOptions {
@@ -117,12 +113,8 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
       // Answer only once the body is taken; a failure surfaces through `captured`.
       const taken = await captured.then(() => true, () => false);
       if (taken) {
-        await cdp.send('Fetch.fulfillRequest', {
-          requestId,
-          responseCode: status,
-          responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
-          body: STAND_IN_BODY,
-        });
+        // The bytes are the read: the document goes no further (an aborted navigation commits nothing).
+        await cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' });
         return;
       }
     }
@@ -133,13 +125,32 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     // The session dies with the page; a late failure here has nothing left to affect.
     onPaused(event).catch(() => undefined);
   });
+  // Network ids whose raw response headers arrived, and who waits for the document's.
+  const headersSeen = new Set<string>();
+  let onHeaders: (() => void) | undefined;
   if (options.collectCookies) {
-    // Raw headers arrive as soon as the response's headers do, before the navigation settles.
+    // Raw headers arrive as soon as the response's headers do, about when the body is paused.
     cdp.on('Network.responseReceivedExtraInfo', (event) => {
       const values = setCookiesOf(event.headers);
       if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
+      headersSeen.add(event.requestId);
+      onHeaders?.();
     });
   }
+  /** The captured document with its Set-Cookie headers, once the document's raw headers arrived (or waiting is pointless). */
+  const capturedWithCookies = async (document: CapturedDocument): Promise<CapturedDocument> => {
+    if (options.collectCookies && documentNetworkId !== undefined && !headersSeen.has(documentNetworkId)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, EXTRA_INFO_WAIT_MS);
+        onHeaders = () => {
+          if (!headersSeen.has(documentNetworkId!)) return;
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return withCookies(document);
+  };
   await Promise.all([
     cdp.send('Fetch.enable', {
       patterns: [
@@ -152,17 +163,19 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
 
   let response;
   try {
-    response = await page.goto(options.url, { waitUntil: 'domcontentloaded', timeout: options.timeoutMs });
-  } catch (error) {
-    // The document arrived but the navigation did not settle (the page closed under it): the bytes
-    // are what we read, so they still count.
-    if (captured) return withCookies(await captured.catch(() => Promise.reject(error)));
-    throw error;
+    try {
+      response = await page.goto(options.url, { waitUntil: 'domcontentloaded', timeout: options.timeoutMs });
+    } catch (error) {
+      // The document arrived and its navigation was aborted (as every captured one is), or did not
+      // settle (the page closed under it): the bytes are what we read, so they count.
+      if (captured) return await capturedWithCookies(await captured.catch(() => Promise.reject(error)));
+      throw error;
+    }
+    if (captured) return await capturedWithCookies(await captured);
   } finally {
     // The page may serve a later read (warm-pages.ts): its interception ends with this one.
     await cdp.detach().catch(() => undefined);
   }
-  if (captured) return withCookies(await captured);
   // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.
   if (!response) throw new Error(`navigation to ${options.url} produced no response`);
   const headers = response.headers();
