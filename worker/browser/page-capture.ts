@@ -10,7 +10,7 @@
  * requested, no layout or paint (a read costs the request, not a render). The same handler blocks
  * every other request and, in replay mode, every other origin (a redirect's target included).
  */
-import type { Page, Protocol } from 'puppeteer-core';
+import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 
 /**
  * The only resource type a read requests (CDP `Network.ResourceType`): the document and its
@@ -71,15 +71,68 @@ function originOf(url: string): string | undefined {
   }
 }
 
+/** What the read under way on a page does with its capture session's events. */
+interface CaptureHandlers {
+  onPaused(event: Protocol.Fetch.RequestPausedEvent): Promise<void>;
+  onExtraInfo(event: Protocol.Network.ResponseReceivedExtraInfoEvent): void;
+}
+
 /**
- * Navigates `page` to `options.url` (`waitUntil: 'domcontentloaded'`) and returns the main
- * document's status, raw bytes and content type. Errors are puppeteer's (timeout, net::ERR_…,
- * target closed); the caller classifies them.
+ * A page's capture session: its own CDP session with the Fetch domain on, opened by the page's
+ * first read and kept while the page lives, so the next read of a warm page (warm-pages.ts) pays
+ * no attach, frame-tree, Fetch.enable or detach round trip. `handlers` belong to the read under
+ * way; between reads there are none and any request is refused.
  */
-export async function capturePage(page: Page, options: CaptureOptions): Promise<CapturedDocument> {
+interface CaptureSession {
+  cdp: CDPSession;
+  mainFrameId: string;
+  /** The Network domain is on (for Set-Cookie headers), from the first read that collected cookies. */
+  network: boolean;
+  handlers?: CaptureHandlers;
+}
+
+const captureSessions = new WeakMap<Page, Promise<CaptureSession>>();
+
+async function openCaptureSession(page: Page): Promise<CaptureSession> {
   const cdp = await page.createCDPSession();
   const { frameTree } = await cdp.send('Page.getFrameTree');
-  const mainFrameId = frameTree.frame.id;
+  const session: CaptureSession = { cdp, mainFrameId: frameTree.frame.id, network: false };
+  cdp.on('Fetch.requestPaused', (event) => {
+    const handled = session.handlers
+      ? session.handlers.onPaused(event)
+      : cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
+    // The session dies with the page; a late failure here has nothing left to affect.
+    handled.catch(() => undefined);
+  });
+  cdp.on('Network.responseReceivedExtraInfo', (event) => session.handlers?.onExtraInfo(event));
+  await cdp.send('Fetch.enable', {
+    patterns: [
+      { urlPattern: '*', requestStage: 'Request' },
+      { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+    ],
+  });
+  return session;
+}
+
+/** The page's capture session, opened on its first read. */
+function captureSessionOf(page: Page): Promise<CaptureSession> {
+  let session = captureSessions.get(page);
+  if (!session) {
+    session = openCaptureSession(page);
+    captureSessions.set(page, session);
+    session.catch(() => captureSessions.delete(page));
+  }
+  return session;
+}
+
+/**
+ * Navigates `page` to `options.url` and returns the main document's status, raw bytes and content
+ * type; the navigation itself is cancelled once the bytes are taken. Errors are puppeteer's
+ * (timeout, net::ERR_…, target closed); the caller classifies them.
+ */
+export async function capturePage(page: Page, options: CaptureOptions): Promise<CapturedDocument> {
+  const session = await captureSessionOf(page);
+  const { cdp, mainFrameId } = session;
   let captured: Promise<CapturedDocument> | undefined;
   // Raw Set-Cookie headers by network request id (a redirect chain shares one), and the document's id.
   const cookieHeaders = new Map<string, string[]>();
@@ -121,22 +174,16 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     await cdp.send('Fetch.continueRequest', { requestId });
   };
 
-  cdp.on('Fetch.requestPaused', (event) => {
-    // The session dies with the page; a late failure here has nothing left to affect.
-    onPaused(event).catch(() => undefined);
-  });
   // Network ids whose raw response headers arrived, and who waits for the document's.
   const headersSeen = new Set<string>();
   let onHeaders: (() => void) | undefined;
-  if (options.collectCookies) {
-    // Raw headers arrive as soon as the response's headers do, about when the body is paused.
-    cdp.on('Network.responseReceivedExtraInfo', (event) => {
-      const values = setCookiesOf(event.headers);
-      if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
-      headersSeen.add(event.requestId);
-      onHeaders?.();
-    });
-  }
+  const onExtraInfo = (event: Protocol.Network.ResponseReceivedExtraInfoEvent): void => {
+    if (!options.collectCookies) return;
+    const values = setCookiesOf(event.headers);
+    if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
+    headersSeen.add(event.requestId);
+    onHeaders?.();
+  };
   /** The captured document with its Set-Cookie headers, once the document's raw headers arrived (or waiting is pointless). */
   const capturedWithCookies = async (document: CapturedDocument): Promise<CapturedDocument> => {
     if (options.collectCookies && documentNetworkId !== undefined && !headersSeen.has(documentNetworkId)) {
@@ -151,15 +198,13 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     }
     return withCookies(document);
   };
-  await Promise.all([
-    cdp.send('Fetch.enable', {
-      patterns: [
-        { urlPattern: '*', requestStage: 'Request' },
-        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
-      ],
-    }),
-    options.collectCookies && cdp.send('Network.enable'),
-  ]);
+  const handlers: CaptureHandlers = { onPaused, onExtraInfo };
+  session.handlers = handlers;
+  if (options.collectCookies && !session.network) {
+    // Raw headers arrive as soon as the response's headers do, about when the body is paused.
+    await cdp.send('Network.enable');
+    session.network = true;
+  }
 
   let response;
   try {
@@ -173,8 +218,8 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     }
     if (captured) return await capturedWithCookies(await captured);
   } finally {
-    // The page may serve a later read (warm-pages.ts): its interception ends with this one.
-    await cdp.detach().catch(() => undefined);
+    // The page may serve a later read (warm-pages.ts): this read's handlers end with it.
+    if (session.handlers === handlers) delete session.handlers;
   }
   // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.
   if (!response) throw new Error(`navigation to ${options.url} produced no response`);
