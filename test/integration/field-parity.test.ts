@@ -2,7 +2,7 @@
  * Field parity over every saved page (../shared/fixtures/pages): what the service reads through
  * the browser grid equals what the parser makes of the saved file itself, field by field. The grid
  * reads with every shortcut it takes (no script runs, every subresource refused, the document's
- * bytes taken from the Fetch domain and a stand-in rendered in their place), so this is what shows
+ * bytes taken from the Fetch domain and its navigation aborted), so this is what shows
  * that none of them loses a field.
  * - Every saved page, those the manifest shadows with a newer page of the same marketplace + ASIN
  *   too (served from a folder of their own): the grid's bytes, decoded and parsed exactly as the

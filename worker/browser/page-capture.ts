@@ -49,7 +49,7 @@ export interface CapturedDocument {
   contentType?: string;
   /**
    * Its `Set-Cookie` header values, its redirects' included (with `collectCookies`; else empty):
-   * Chromium keeps none of them (it is handed a stand-in).
+   * Chromium keeps none of them (the document's navigation is aborted).
    */
   setCookies: string[];
 }
