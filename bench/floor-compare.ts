@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { MARKETPLACES } from '../core/marketplaces.js';
 import { call } from './http.js';
 import type { FloorAnswer, FloorJob } from './floor-readers.js';
-import { awaitQuiet, cpuShareOfTree, cpuSnapshot, cpuText, envInt, fmt, p50, p95, postgresCpuMs, treeCpuByChild, treeCpuMs, type CpuShare } from './machine.js';
+import { awaitQuiet, chromiumCpuByType, cpuShareOfTree, cpuSnapshot, cpuText, envInt, fmt, p50, p95, postgresCpuMs, treeCpuByChild, treeCpuMs, type CpuShare } from './machine.js';
 import { replayDir, replayProducts, type ReplayProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
 import { benchAccount, runPart, sleep } from './stack.js';
@@ -160,6 +160,9 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
   const split = [...treeCpuByChild(cpu0, cpu1, process.pid, [replayPid])].filter(([, ms]) => ms > 0).sort((x, y) => y[1] - x[1]);
   console.log(`  service CPU per page by process: ${split.map(([label, ms]) => `${label} ${(ms / seen.size).toFixed(0)} ms`).join(', ')}${bench.kind === 'postgres' ? `, PostgreSQL ${(postgresCpuMs(cpu0, cpu1) / seen.size).toFixed(0)} ms` : ''}`);
   for (const [label, ms] of split) results.add(`  service CPU per page: ${label}`, ms / 1000 / seen.size, 'CPU-s', { digits: 3 });
+  const byType = [...chromiumCpuByType(cpu0, cpu1, process.pid)].filter(([, ms]) => ms > 0).sort((x, y) => y[1] - x[1]);
+  console.log(`  service's Chromium CPU per page by process type: ${byType.map(([type, ms]) => `${type} ${(ms / seen.size).toFixed(1)} ms`).join(', ')}`);
+  for (const [type, ms] of byType) results.add(`  service CPU per page: Chromium ${type}`, ms / 1000 / seen.size, 'CPU-s', { digits: 3 });
   const failed = await bench.db.prisma.task.count({ where: { id: { in: [...ids] }, statusCode: { not: 20000 } } });
   console.log(`  service: ${seen.size} of ${ids.size} tasks in tasks_ready after ${(wallMs / 1000).toFixed(1)} s, ${failed} not 20000; ${cpuText(serviceShare)}`);
 

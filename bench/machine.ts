@@ -125,6 +125,23 @@ interface ProcTicks {
   ticks: number;
   /** CPU of its ended children that it waited for (cutime + cstime), ticks. */
   childTicks: number;
+  /** Chromium's processes only: the process type of its command line (`browser`, `renderer`, `gpu-process`, `utility: network`, `zygote`, …). */
+  chromiumType?: string;
+}
+
+/** A Chromium process's type from its command line: `--type=`, the utility's `--utility-sub-type=`; none → `browser`. */
+function chromiumTypeOf(pid: string): string | undefined {
+  try {
+    // Chromium rewrites its children's command lines into one space-separated string.
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/\0|\s+(?=--)/);
+    const value = (flag: string) => args.find((a) => a.startsWith(flag))?.slice(flag.length);
+    const type = value('--type=');
+    if (!type) return 'browser';
+    const sub = value('--utility-sub-type=');
+    return sub ? `${type}: ${sub.replace(/\.mojom\./, '.').split('.').at(-1)}` : type;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A moment's CPU counters: the machine's busy/total ticks and every process's ticks. */
@@ -164,7 +181,11 @@ export function cpuSnapshot(): CpuSnapshot {
         const fields = stat.slice(close + 2).split(' ');
         // fields[0] is state (field 3); utime, stime are fields 14, 15 → indexes 11, 12.
         // cutime, cstime (fields 16, 17 → indexes 13, 14): children that ended and were waited for.
-        snap.procs.set(Number(entry), { ppid: Number(fields[1]), comm, ticks: Number(fields[11]) + Number(fields[12]), childTicks: Number(fields[13]) + Number(fields[14]) });
+        const chromiumType = /^chrom/i.test(comm) ? chromiumTypeOf(entry) : undefined;
+        snap.procs.set(Number(entry), {
+          ppid: Number(fields[1]), comm, ticks: Number(fields[11]) + Number(fields[12]), childTicks: Number(fields[13]) + Number(fields[14]),
+          ...(chromiumType !== undefined && { chromiumType }),
+        });
       } catch {
         /* the process ended meanwhile */
       }
@@ -252,6 +273,31 @@ export function treeCpuByChild(a: CpuSnapshot, b: CpuSnapshot, root: number, exc
   for (const pid of children) {
     const label = (b.procs.get(pid) ?? a.procs.get(pid))!.comm;
     out.set(label, (out.get(label) ?? 0) + treeCpuMs(a, b, pid));
+  }
+  return out;
+}
+
+/**
+ * CPU time (ms) of the Chromium processes under `root` between `a` and `b`, by process type (see
+ * `ProcTicks.chromiumType`); processes that ended meanwhile count under `ended (reaped)` through
+ * their parent's waited-for children.
+ */
+export function chromiumCpuByType(a: CpuSnapshot, b: CpuSnapshot, root: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const under = (snap: CpuSnapshot, pid: number): boolean => {
+    for (let p = snap.procs.get(pid)?.ppid ?? 0, hops = 0; p > 0 && hops < 50; hops++) {
+      if (p === root) return true;
+      p = snap.procs.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  const add = (label: string, ticks: number) => out.set(label, (out.get(label) ?? 0) + (ticks * 1000) / USER_HZ);
+  for (const [pid, now] of b.procs) {
+    if (now.chromiumType === undefined || !under(b, pid)) continue;
+    const before = a.procs.get(pid);
+    add(now.chromiumType, now.ticks - (before?.ticks ?? 0));
+    const reaped = now.childTicks - (before?.childTicks ?? 0);
+    if (reaped > 0) add('ended (reaped)', reaped);
   }
   return out;
 }

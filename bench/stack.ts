@@ -47,6 +47,8 @@ export async function startBenchStack(kind: DbKind, env: Record<string, string> 
     ...(scratch && { DATABASE_URL: scratch.url }),
     ...(process.env.CHROME_PATH && { CHROME_PATH: process.env.CHROME_PATH }),
     ...(process.env.TEMPORAL_CLI_PATH && { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH }),
+    // Compare the parse on the main thread (0) with the pool: `PARSE_THREADS=0 npm run bench -- floor`.
+    ...(process.env.PARSE_THREADS && { PARSE_THREADS: process.env.PARSE_THREADS }),
     LOG_LEVEL: 'info',
     ...env,
   });

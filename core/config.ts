@@ -118,6 +118,11 @@ export const configSchema = z.object({
     .describe('Concurrent pages per browser.'),
   BROWSER_NAV_TIMEOUT: duration.default(30_000)
     .describe('Page navigation timeout per read.'),
+  PARSE_THREADS: z.coerce.number().int().min(0).max(64).optional()
+    .describe(
+      'Worker threads that decode and parse the pages read, so the API and the Temporal worker never wait ' +
+      'behind a parse; 0 = parse on the main thread; unset → min(2, cores − 1), at least 1.',
+    ),
   DATA_DIR: z.string().default('./data').transform((p) => path.resolve(p))
     .describe(
       'Directory of the embedded database (PGlite) and the embedded Temporal dev server\'s files; resolved ' +

@@ -16,6 +16,7 @@ import { assertSearchAttributes } from '../core/temporal/search-attributes.js';
 import { temporalTaskLauncher } from '../core/temporal/task-launcher.js';
 import { BrowserGrid } from './browser/browser-grid.js';
 import { SourceIdentities } from './identity/source-identities.js';
+import { createPageParser } from './parser/parse-pool.js';
 import { ensureMaintenanceSchedules } from './schedules.js';
 import { createWorker } from './worker.js';
 
@@ -48,13 +49,14 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
   let grid: BrowserGrid | undefined;
   let created: Awaited<ReturnType<typeof createWorker>>;
   const identities = SourceIdentities.fromConfig(config, logger.child({ component: 'source-identities' }));
+  const parser = createPageParser(config.PARSE_THREADS);
   try {
     grid = await BrowserGrid.fromConfig(config, logger.child({ component: 'browser-grid' }));
     created = await createWorker({
       config,
       address: options.temporalAddress,
       deps: {
-        db: options.db, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger,
+        db: options.db, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger, parser,
         webhookSchedule: { retryDelaysMs: config.WEBHOOK_RETRY_DELAYS, timeoutMs: config.WEBHOOK_TIMEOUT },
         webhooks: {
           allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS,
@@ -66,6 +68,7 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
   } catch (error) {
     await grid?.close();
     await identities.close();
+    await parser.close();
     await clientConnection.close();
     throw error;
   }
@@ -85,6 +88,7 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
         await clientConnection.close();
         await grid.close();
         await identities.close();
+        await parser.close();
       })();
       return stopping;
     },

@@ -2,14 +2,15 @@
  * Field parity over every saved page (../shared/fixtures/pages): what the service reads through
  * the browser grid equals what the parser makes of the saved file itself, field by field. The grid
  * reads with every shortcut it takes (no script runs, every subresource refused, the document's
- * bytes taken from the Fetch domain and a stand-in rendered in their place), so this is what shows
+ * bytes taken from the Fetch domain and its navigation aborted), so this is what shows
  * that none of them loses a field.
  * - Every saved page, those the manifest shadows with a newer page of the same marketplace + ASIN
  *   too (served from a folder of their own): the grid's bytes, decoded and parsed exactly as the
  *   service's read does (worker/identity/identity-reads.ts), give the same `PageParse` as the file.
  * - Pages a task turns into an observation (product, no_bsr, unavailable, not_found): read the way
  *   the product-read activity reads them, through `readWithIdentities` on a direct session
- *   (fingerprint, cookies), and its `parsed` is the file's parse.
+ *   (fingerprint, cookies) with the parse on a pool thread (worker/parser/parse-pool.ts, as the
+ *   service parses), and its `parsed` is the file's parse.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -27,6 +28,7 @@ import { resolveChromePath } from '../../worker/browser/chrome-path.js';
 import { readWithIdentities } from '../../worker/identity/identity-reads.js';
 import { SourceIdentities } from '../../worker/identity/source-identities.js';
 import { decodePage, parseProductPage } from '../../worker/parser/index.js';
+import { ParsePool } from '../../worker/parser/parse-pool.js';
 import { sharedPagesDir } from '../support/env.js';
 import { describeNeeding, savedPages } from '../support/prerequisites.js';
 
@@ -90,6 +92,7 @@ describeNeeding([savedPages], 'field parity: the browser grid\'s read equals the
   let source: http.Server;
   let current = 0;
   let grid: BrowserGrid;
+  let parser: ParsePool;
   const identities = new SourceIdentities({ proxiesFor: () => [], maxBlockRate: 1, cooldownMs: 60_000, logger: pino({ level: 'silent' }) });
 
   beforeAll(async () => {
@@ -97,11 +100,13 @@ describeNeeding([savedPages], 'field parity: the browser grid\'s read equals the
     source = http.createServer((req, res) => handlers[current]!(req, res));
     await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
+    parser = new ParsePool(1);
     grid = await BrowserGrid.start({ wsEndpoints: [], chromePath: resolveChromePath(process.env.CHROME_PATH), maxPages: 4, navTimeoutMs: 20_000, sourceOrigin: origin });
   });
 
   afterAll(async () => {
     await identities.close();
+    await parser?.close();
     await grid?.close();
     source?.closeAllConnections();
     await new Promise((resolve) => source?.close(resolve));
@@ -138,7 +143,7 @@ describeNeeding([savedPages], 'field parity: the browser grid\'s read equals the
     async (_file, { page, marketplace, folder }) => {
       current = folder;
       const read = await readWithIdentities(
-        { source: grid, identities, attempts: 1, logger: pino({ level: 'silent' }) },
+        { source: grid, identities, attempts: 1, parser, logger: pino({ level: 'silent' }) },
         { marketplace, asin: page.asin },
       );
       read.page.done?.();

@@ -18,6 +18,7 @@ import { BrowserGridError } from '../browser/errors.js';
 import { PARSER_VERSION, notFoundQuality } from '../parser/index.js';
 import { ReadAttemptsFailedError, readWithIdentities, type IdentityRead, type PageSource } from '../identity/identity-reads.js';
 import type { SourceIdentities } from '../identity/source-identities.js';
+import type { PageParser } from '../parser/parse-pool.js';
 import { MONITORING_RUN_CLOSED, NO_SOURCE_IDENTITY, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
 import type { ReadProductInput, ReadProductResult } from '../../core/domain/task-messages.js';
 import type { RecordedChanges } from '../../core/alerts.js';
@@ -33,6 +34,8 @@ export interface ProductReadDeps {
   /** SOURCE_ATTEMPTS: attempts of one read, each on another identity. */
   sourceAttempts: number;
   logger: Logger;
+  /** Decodes and parses the pages read (a pool of threads, PARSE_THREADS); unset → on the activity's thread. */
+  parser?: PageParser;
   /** The schedule of change-event deliveries (WEBHOOK_RETRY_DELAYS, WEBHOOK_TIMEOUT), handed to the monitor with the events. */
   webhookSchedule: { retryDelaysMs: readonly number[]; timeoutMs: number };
 }
@@ -73,7 +76,7 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  * outcome, so a read that succeeded on a retry counts as a success; a failure to record never
  * fails the read.
  */
-export function createProductReadActivities({ db, source, identities, sourceAttempts, logger, webhookSchedule }: ProductReadDeps) {
+export function createProductReadActivities({ db, source, identities, sourceAttempts, logger, parser, webhookSchedule }: ProductReadDeps) {
   /** The read result's `changes`: the recorded change events with their delivery schedule. */
   const changesOf = (changes: RecordedChanges | null): Pick<ReadProductResult, 'changes'> => (changes
     ? { changes: { ...changes, retryDelaysMs: [...webhookSchedule.retryDelaysMs], timeoutMs: webhookSchedule.timeoutMs } }
@@ -115,7 +118,7 @@ export function createProductReadActivities({ db, source, identities, sourceAtte
       let read: IdentityRead;
       try {
         read = await readWithIdentities(
-          { source, identities, attempts: sourceAttempts, logger: logger.child({ ...(taskId && { taskId }), ...(input.subscriptionId !== undefined && { subscriptionId: input.subscriptionId }) }) },
+          { source, identities, attempts: sourceAttempts, ...(parser && { parser }), logger: logger.child({ ...(taskId && { taskId }), ...(input.subscriptionId !== undefined && { subscriptionId: input.subscriptionId }) }) },
           { marketplace, asin, signal: ctx.cancellationSignal, deadline: readDeadline(ctx.info) },
         );
       } catch (error) {

@@ -4,13 +4,13 @@
  * `HTTPResponse.buffer()` is not enough: Chromium re-encodes text bodies it decoded (a Shift_JIS
  * page comes back as UTF-8, puppeteer#6478). So the page's own CDP session pauses the main
  * document at the Fetch domain's Response stage, takes the raw body (`Fetch.getResponseBody`,
- * base64 of the bytes on the wire). Chromium is then handed a stand-in document with the same
- * status in its place: the service parses the bytes itself, so Chromium never parses megabytes of
- * markup, runs the page's scripts or requests its subresources (a read costs the request, not a
- * render). The same handler blocks every other request and, in replay mode, every other origin (a
- * redirect's target included).
+ * base64 of the bytes on the wire). Chromium's navigation is then cancelled (`net::ERR_ABORTED`,
+ * which commits nothing, not even an error page): the service parses the bytes itself, so the
+ * page's renderer never receives a document — no markup parsed, no script run, no subresource
+ * requested, no layout or paint (a read costs the request, not a render). The same handler blocks
+ * every other request and, in replay mode, every other origin (a redirect's target included).
  */
-import type { Page, Protocol } from 'puppeteer-core';
+import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 
 /**
  * The only resource type a read requests (CDP `Network.ResourceType`): the document and its
@@ -19,14 +19,10 @@ import type { Page, Protocol } from 'puppeteer-core';
 export const READ_RESOURCE_TYPE = 'Document';
 
 /**
- * What Chromium renders in place of the captured document. The browser process fetches
- * `/favicon.ico` on its own after load, outside the page's Fetch interception; an inline icon
- * (`data:`) leaves it nothing to request.
+ * How long a read that collects cookies waits, after the bytes are taken, for the document's raw
+ * response headers (`Network.responseReceivedExtraInfo`, where its Set-Cookie headers are), ms.
  */
-export const STAND_IN_DOCUMENT = '<!doctype html><link rel="icon" href="data:,">';
-
-/** {@link STAND_IN_DOCUMENT} as `Fetch.fulfillRequest` takes a body (base64), encoded once. */
-const STAND_IN_BODY = Buffer.from(STAND_IN_DOCUMENT).toString('base64');
+const EXTRA_INFO_WAIT_MS = 1_000;
 
 /** What {@link capturePage} needs. */
 export interface CaptureOptions {
@@ -53,7 +49,7 @@ export interface CapturedDocument {
   contentType?: string;
   /**
    * Its `Set-Cookie` header values, its redirects' included (with `collectCookies`; else empty):
-   * Chromium keeps none of them (it is handed a stand-in).
+   * Chromium keeps none of them (the document's navigation is aborted).
    */
   setCookies: string[];
 }
@@ -75,15 +71,68 @@ function originOf(url: string): string | undefined {
   }
 }
 
+/** What the read under way on a page does with its capture session's events. */
+interface CaptureHandlers {
+  onPaused(event: Protocol.Fetch.RequestPausedEvent): Promise<void>;
+  onExtraInfo(event: Protocol.Network.ResponseReceivedExtraInfoEvent): void;
+}
+
 /**
- * Navigates `page` to `options.url` (`waitUntil: 'domcontentloaded'`) and returns the main
- * document's status, raw bytes and content type. Errors are puppeteer's (timeout, net::ERR_…,
- * target closed); the caller classifies them.
+ * A page's capture session: its own CDP session with the Fetch domain on, opened by the page's
+ * first read and kept while the page lives, so the next read of a warm page (warm-pages.ts) pays
+ * no attach, frame-tree, Fetch.enable or detach round trip. `handlers` belong to the read under
+ * way; between reads there are none and any request is refused.
  */
-export async function capturePage(page: Page, options: CaptureOptions): Promise<CapturedDocument> {
+interface CaptureSession {
+  cdp: CDPSession;
+  mainFrameId: string;
+  /** The Network domain is on (for Set-Cookie headers), from the first read that collected cookies. */
+  network: boolean;
+  handlers?: CaptureHandlers;
+}
+
+const captureSessions = new WeakMap<Page, Promise<CaptureSession>>();
+
+async function openCaptureSession(page: Page): Promise<CaptureSession> {
   const cdp = await page.createCDPSession();
   const { frameTree } = await cdp.send('Page.getFrameTree');
-  const mainFrameId = frameTree.frame.id;
+  const session: CaptureSession = { cdp, mainFrameId: frameTree.frame.id, network: false };
+  cdp.on('Fetch.requestPaused', (event) => {
+    const handled = session.handlers
+      ? session.handlers.onPaused(event)
+      : cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
+    // The session dies with the page; a late failure here has nothing left to affect.
+    handled.catch(() => undefined);
+  });
+  cdp.on('Network.responseReceivedExtraInfo', (event) => session.handlers?.onExtraInfo(event));
+  await cdp.send('Fetch.enable', {
+    patterns: [
+      { urlPattern: '*', requestStage: 'Request' },
+      { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+    ],
+  });
+  return session;
+}
+
+/** The page's capture session, opened on its first read. */
+function captureSessionOf(page: Page): Promise<CaptureSession> {
+  let session = captureSessions.get(page);
+  if (!session) {
+    session = openCaptureSession(page);
+    captureSessions.set(page, session);
+    session.catch(() => captureSessions.delete(page));
+  }
+  return session;
+}
+
+/**
+ * Navigates `page` to `options.url` and returns the main document's status, raw bytes and content
+ * type; the navigation itself is cancelled once the bytes are taken. Errors are puppeteer's
+ * (timeout, net::ERR_…, target closed); the caller classifies them.
+ */
+export async function capturePage(page: Page, options: CaptureOptions): Promise<CapturedDocument> {
+  const session = await captureSessionOf(page);
+  const { cdp, mainFrameId } = session;
   let captured: Promise<CapturedDocument> | undefined;
   // Raw Set-Cookie headers by network request id (a redirect chain shares one), and the document's id.
   const cookieHeaders = new Map<string, string[]>();
@@ -117,52 +166,61 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
       // Answer only once the body is taken; a failure surfaces through `captured`.
       const taken = await captured.then(() => true, () => false);
       if (taken) {
-        await cdp.send('Fetch.fulfillRequest', {
-          requestId,
-          responseCode: status,
-          responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
-          body: STAND_IN_BODY,
-        });
+        // The bytes are the read: the document goes no further (an aborted navigation commits nothing).
+        await cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' });
         return;
       }
     }
     await cdp.send('Fetch.continueRequest', { requestId });
   };
 
-  cdp.on('Fetch.requestPaused', (event) => {
-    // The session dies with the page; a late failure here has nothing left to affect.
-    onPaused(event).catch(() => undefined);
-  });
-  if (options.collectCookies) {
-    // Raw headers arrive as soon as the response's headers do, before the navigation settles.
-    cdp.on('Network.responseReceivedExtraInfo', (event) => {
-      const values = setCookiesOf(event.headers);
-      if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
-    });
+  // Network ids whose raw response headers arrived, and who waits for the document's.
+  const headersSeen = new Set<string>();
+  let onHeaders: (() => void) | undefined;
+  const onExtraInfo = (event: Protocol.Network.ResponseReceivedExtraInfoEvent): void => {
+    if (!options.collectCookies) return;
+    const values = setCookiesOf(event.headers);
+    if (values.length > 0) cookieHeaders.set(event.requestId, [...(cookieHeaders.get(event.requestId) ?? []), ...values]);
+    headersSeen.add(event.requestId);
+    onHeaders?.();
+  };
+  /** The captured document with its Set-Cookie headers, once the document's raw headers arrived (or waiting is pointless). */
+  const capturedWithCookies = async (document: CapturedDocument): Promise<CapturedDocument> => {
+    if (options.collectCookies && documentNetworkId !== undefined && !headersSeen.has(documentNetworkId)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, EXTRA_INFO_WAIT_MS);
+        onHeaders = () => {
+          if (!headersSeen.has(documentNetworkId!)) return;
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return withCookies(document);
+  };
+  const handlers: CaptureHandlers = { onPaused, onExtraInfo };
+  session.handlers = handlers;
+  if (options.collectCookies && !session.network) {
+    // Raw headers arrive as soon as the response's headers do, about when the body is paused.
+    await cdp.send('Network.enable');
+    session.network = true;
   }
-  await Promise.all([
-    cdp.send('Fetch.enable', {
-      patterns: [
-        { urlPattern: '*', requestStage: 'Request' },
-        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
-      ],
-    }),
-    options.collectCookies && cdp.send('Network.enable'),
-  ]);
 
   let response;
   try {
-    response = await page.goto(options.url, { waitUntil: 'domcontentloaded', timeout: options.timeoutMs });
-  } catch (error) {
-    // The document arrived but the navigation did not settle (the page closed under it): the bytes
-    // are what we read, so they still count.
-    if (captured) return withCookies(await captured.catch(() => Promise.reject(error)));
-    throw error;
+    try {
+      response = await page.goto(options.url, { waitUntil: 'domcontentloaded', timeout: options.timeoutMs });
+    } catch (error) {
+      // The document arrived and its navigation was aborted (as every captured one is), or did not
+      // settle (the page closed under it): the bytes are what we read, so they count.
+      if (captured) return await capturedWithCookies(await captured.catch(() => Promise.reject(error)));
+      throw error;
+    }
+    if (captured) return await capturedWithCookies(await captured);
   } finally {
-    // The page may serve a later read (warm-pages.ts): its interception ends with this one.
-    await cdp.detach().catch(() => undefined);
+    // The page may serve a later read (warm-pages.ts): this read's handlers end with it.
+    if (session.handlers === handlers) delete session.handlers;
   }
-  if (captured) return withCookies(await captured);
   // Not intercepted (e.g. answered from a cache or a service worker): fall back to what Chromium kept.
   if (!response) throw new Error(`navigation to ${options.url} produced no response`);
   const headers = response.headers();

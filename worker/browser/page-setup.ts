@@ -64,8 +64,8 @@ export async function prepareReadPage(setup: PageSetup, resources: ReadResources
     resources.adoptPage(page);
   }
   resources.throwIfStopped();
-  // No script of any document runs: the read parses the bytes itself (page-capture.ts hands
-  // Chromium a stand-in), so this holds even when a document reaches Chromium uncaptured. No HTTP
+  // No script of any document runs: the read parses the bytes itself (page-capture.ts aborts the
+  // document's navigation), so this holds even when a document reaches Chromium uncaptured. No HTTP
   // cache either (a page may serve later reads: warm-pages.ts). A warm page has both off already.
   const scriptsOff = warm ? undefined : Promise.all([page.setJavaScriptEnabled(false), page.setCacheEnabled(false)]);
   if (identity) {

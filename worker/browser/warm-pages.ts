@@ -5,7 +5,7 @@
  * third of it.
  *
  * Nothing of one read reaches the next: no script of any page runs (JavaScript off, and the
- * document is a stand-in: page-capture.ts), the page's HTTP cache is off, and the next read
+ * document never reaches the page: page-capture.ts), the page's HTTP cache is off, and the next read
  * deletes every cookie of the context before it sets its own (page-setup.ts), so a cookie a
  * response or a session left behind never goes out with another customer's read. Headers and user
  * agent are set anew by every read. A read through a proxy never takes or leaves one (its context

@@ -11,7 +11,7 @@ import type { SourceAttempt, SourceAttemptOutcome } from '../../core/domain/task
 import { ReadCancelledError, SourceUnavailableError } from '../browser/errors.js';
 import type { ReadRequest, SourcePage } from '../browser/source-page.js';
 import type { PageParse } from '../../core/product.js';
-import { decodePage, parseProductPage } from '../parser/index.js';
+import { inlinePageParser, type PageParser } from '../parser/parse-pool.js';
 import { NoSourceIdentityError, type SourceIdentities } from './source-identities.js';
 
 /** A new attempt starts only with at least this much of the deadline left, ms. */
@@ -35,6 +35,8 @@ export interface IdentityReadDeps {
   /** SOURCE_ATTEMPTS: attempts of one read, each on another identity. */
   attempts: number;
   logger: Logger;
+  /** Decodes and parses each page read (worker/parser/parse-pool.ts); unset → on the caller's thread. */
+  parser?: PageParser;
 }
 
 /** One read to make. */
@@ -84,12 +86,11 @@ function failedAttempt(error: unknown, budgetSpent: boolean, proxied: boolean): 
 }
 
 /** How an attempt that got a page ended. */
-function pageAttempt(page: SourcePage, marketplace: Marketplace): { outcome: SourceAttemptOutcome; reason?: string; parsed?: PageParse; parseMs?: number } {
+async function pageAttempt(page: SourcePage, marketplace: Marketplace, parser: PageParser): Promise<{ outcome: SourceAttemptOutcome; reason?: string; parsed?: PageParse; parseMs?: number }> {
   // 407: the proxy wants credentials it was not given or did not accept.
   if (page.httpStatus === 407) return { outcome: 'proxy_error', reason: 'HTTP 407' };
-  const started = performance.now();
-  const parsed = parseProductPage(decodePage(page.bytes, page.contentType), marketplace);
-  const parseMs = Math.round(performance.now() - started);
+  const { parsed, parseMs: ms } = await parser.parse(page.bytes, page.contentType, marketplace);
+  const parseMs = Math.round(ms);
   if (page.httpStatus === 404 || parsed.kind === 'not_found') return { outcome: 'not_found', parsed, parseMs };
   if (parsed.kind === 'product' && page.httpStatus < 400) return { outcome: 'product', parsed, parseMs };
   return { outcome: 'blocked', reason: parsed.kind === 'product' ? `HTTP ${page.httpStatus}` : `${parsed.kind}: ${parsed.reason}` };
@@ -104,6 +105,7 @@ function pageAttempt(page: SourcePage, marketplace: Marketplace): { outcome: Sou
  */
 export async function readWithIdentities(deps: IdentityReadDeps, request: IdentityReadRequest): Promise<IdentityRead> {
   const { marketplace, asin, signal, deadline } = request;
+  const parser = deps.parser ?? inlinePageParser;
   const attempts: SourceAttempt[] = [];
   const sessions = new Set<string>();
   const proxies = new Set<string>();
@@ -123,10 +125,10 @@ export async function readWithIdentities(deps: IdentityReadDeps, request: Identi
     const budget = Number.isFinite(left) ? AbortSignal.timeout(Math.max(0, left - DEADLINE_MARGIN_MS)) : undefined;
     const attemptSignal = budget ? (signal ? AbortSignal.any([signal, budget]) : budget) : signal;
     let page: SourcePage | undefined;
-    let ended: ReturnType<typeof pageAttempt>;
+    let ended: Awaited<ReturnType<typeof pageAttempt>>;
     try {
       page = await deps.source.read({ marketplace, asin, identity: lease.identity, ...(attemptSignal && { signal: attemptSignal }) });
-      ended = pageAttempt(page, marketplace);
+      ended = await pageAttempt(page, marketplace, parser);
     } catch (error) {
       const failed = signal?.aborted ? undefined : failedAttempt(error, budget?.aborted === true, lease.proxy !== 'direct');
       if (!failed) {

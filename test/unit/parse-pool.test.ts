@@ -1,0 +1,76 @@
+/**
+ * The parse pool (worker/parser/parse-pool.ts): a page parsed on a pool thread gives what the
+ * parser gives on the calling thread, for every saved page; the calling thread's event loop keeps
+ * turning while a page is parsed; a failed parse reaches the caller; PARSE_THREADS' default.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MARKETPLACES, type Marketplace } from '../../core/marketplaces.js';
+import { loadManifest } from '../../replay/manifest.js';
+import { ParsePool, defaultParseThreads, inlinePageParser } from '../../worker/parser/parse-pool.js';
+import { sharedPagesDir } from '../support/env.js';
+import { describeNeeding, savedPages } from '../support/prerequisites.js';
+
+const pages: { file: string; bytes: Buffer; marketplace: Marketplace }[] = [];
+if (!savedPages.missing) {
+  const manifest = await loadManifest(sharedPagesDir);
+  for (const page of manifest.pages.values()) {
+    pages.push({ file: page.file, bytes: fs.readFileSync(path.join(sharedPagesDir, page.file)), marketplace: MARKETPLACES.find((m) => m.domain === page.domain)! });
+  }
+}
+
+describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () => {
+  let pool: ParsePool;
+  beforeAll(() => {
+    pool = new ParsePool(2);
+  });
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it('parses every saved page as the calling thread does, several at once', async () => {
+    expect(pages.length).toBeGreaterThan(10);
+    const inThreads = await Promise.all(pages.map((p) => pool.parse(p.bytes, 'text/html', p.marketplace)));
+    for (const [i, p] of pages.entries()) {
+      const inline = await inlinePageParser.parse(p.bytes, 'text/html', p.marketplace);
+      expect(inThreads[i]!.parsed, p.file).toEqual(inline.parsed);
+      expect(inThreads[i]!.parseMs).toBeGreaterThan(0);
+    }
+  });
+
+  it('a view into a larger buffer is parsed as its own bytes', async () => {
+    const p = pages.find((x) => x.bytes.length > 1000)!;
+    const larger = new Uint8Array(p.bytes.length + 64);
+    larger.set(p.bytes, 32);
+    const view = larger.subarray(32, 32 + p.bytes.length);
+    expect((await pool.parse(view, 'text/html', p.marketplace)).parsed).toEqual((await inlinePageParser.parse(p.bytes, 'text/html', p.marketplace)).parsed);
+  });
+
+  it('the calling thread\'s event loop turns while a page is parsed (the inline parser holds it)', async () => {
+    const p = pages.reduce((a, b) => (b.bytes.length > a.bytes.length ? b : a));
+    const turnsDuring = async (parse: () => Promise<unknown>) => {
+      let turns = 0;
+      let done = false;
+      const tick = () => {
+        turns++;
+        if (!done) setImmediate(tick);
+      };
+      setImmediate(tick);
+      await parse();
+      done = true;
+      return turns;
+    };
+    expect(await turnsDuring(() => pool.parse(p.bytes, 'text/html', p.marketplace))).toBeGreaterThan(1);
+    expect(await turnsDuring(() => inlinePageParser.parse(p.bytes, 'text/html', p.marketplace))).toBe(0);
+  });
+
+  it('a parse that fails rejects with the thread\'s error', async () => {
+    const p = pages[0]!;
+    await expect(pool.parse(p.bytes, 'text/html', { ...p.marketplace, code: 'xx' as Marketplace['code'] })).rejects.toThrow('unknown marketplace xx');
+  });
+});
+
+it('PARSE_THREADS unset: one thread per core beyond the first, at least 1, at most 2', () => {
+  expect([1, 2, 3, 4, 16].map((cores) => defaultParseThreads(cores))).toEqual([1, 1, 2, 2, 2]);
+});

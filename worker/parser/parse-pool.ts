@@ -1,0 +1,80 @@
+/**
+ * Where a read's page is decoded and parsed. The parse is pure and synchronous (tens of ms of CPU
+ * per page), so on the main thread it holds up the API and the Temporal worker that share the
+ * process; `ParsePool` runs it on worker threads instead (the piscina library owns the threads,
+ * their queue and their restart after a crash). `inlinePageParser` parses on the caller's thread
+ * (PARSE_THREADS=0, and callers that have no pool, such as tests of the grid).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Marketplace } from '../../core/marketplaces.js';
+import type { PageParse } from '../../core/product.js';
+import { decodePage, parseProductPage } from './index.js';
+import type { ParseAnswer, ParseJob } from './parse-thread.js';
+
+/** Decodes and parses a read page; `parseMs` is the decode + parse time itself (no queueing), ms. */
+export interface PageParser {
+  parse(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: PageParse; parseMs: number }>;
+}
+
+/** Parses on the calling thread: the page's decode + parse blocks the event loop while it runs. */
+export const inlinePageParser: PageParser = {
+  parse(bytes, contentType, marketplace) {
+    const started = performance.now();
+    const parsed = parseProductPage(decodePage(bytes, contentType), marketplace);
+    return Promise.resolve({ parsed, parseMs: performance.now() - started });
+  },
+};
+
+/**
+ * The thread entry and how to load it: the TypeScript source through tsx when the service runs
+ * from source (npm start, tests, benches), the compiled file under dist/.
+ */
+function threadEntry(): { filename: string; execArgv: string[] } {
+  const ts = new URL('./parse-thread.ts', import.meta.url);
+  if (fs.existsSync(fileURLToPath(ts))) return { filename: ts.href, execArgv: ['--import', import.meta.resolve('tsx')] };
+  return { filename: new URL('./parse-thread.js', import.meta.url).href, execArgv: [] };
+}
+
+/** A pool of `threads` worker threads that decode and parse pages; `close()` ends them. */
+export class ParsePool implements PageParser {
+  private readonly pool: Piscina<ParseJob, ParseAnswer>;
+
+  /** @param threads worker threads (≥ 1), all started at once so the first reads pay no thread start-up */
+  constructor(threads: number) {
+    if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`parse threads: ${threads} (≥ 1)`);
+    const { filename, execArgv } = threadEntry();
+    this.pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
+  }
+
+  /**
+   * Parses on a pool thread. The bytes are copied into the thread (structured clone); the caller keeps its own.
+   * @throws what the parse threw; an Error when the pool is closed.
+   */
+  async parse(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: PageParse; parseMs: number }> {
+    // A view of a larger buffer would clone the whole buffer: hand the thread the page's bytes alone.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    return this.pool.run({ bytes: own, ...(contentType !== undefined && { contentType }), marketplace: marketplace.code });
+  }
+
+  /** Ends the threads; parses under way are rejected. */
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+/** PARSE_THREADS when unset: min(2, cores − 1), at least 1 — one core stays for the API, the worker and Chromium. */
+export function defaultParseThreads(cores = os.availableParallelism()): number {
+  return Math.min(2, Math.max(1, cores - 1));
+}
+
+/**
+ * The configured parser (PARSE_THREADS): a pool of `threads` threads (unset → `defaultParseThreads()`),
+ * or the inline parser for 0 (`close` is then a no-op).
+ */
+export function createPageParser(threads: number | undefined): PageParser & { close(): Promise<void> } {
+  const n = threads ?? defaultParseThreads();
+  return n > 0 ? new ParsePool(n) : { ...inlinePageParser, close: () => Promise.resolve() };
+}
