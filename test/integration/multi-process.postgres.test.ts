@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import getPort from 'get-port';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createAccount, setLimits } from '../../api/admin/accounts.js';
@@ -80,6 +81,7 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
   let db: Db | undefined;
   let prisma: PrismaClient | undefined;
   let temporal: TemporalDevServer | undefined;
+  let temporalConnection: Connection | undefined;
   let replay: ReplayServer | undefined;
   let apis: ApiClient[] = [];
   let workers: ServiceProcess[] = [];
@@ -157,6 +159,7 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
   }, 420_000);
 
   afterAll(async () => {
+    await temporalConnection?.close();
     await Promise.all(processes.map((p) => p.stop(15_000)));
     for (const pid of chromiumPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     await replay?.close();
@@ -195,10 +198,37 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
     expect(await prisma!.task.count({ where: { accountId } })).toBe(TASKS);
   }, 300_000);
 
+  /** True when a running productTask has a started page read on the worker with this identity. */
+  async function holdsRead(identity: string): Promise<boolean> {
+    temporalConnection ??= await Connection.connect({ address: temporal!.address });
+    const client = new Client({ connection: temporalConnection, namespace: 'default' });
+    const running: string[] = [];
+    for await (const wf of client.workflow.list({ query: `WorkflowType = 'productTask' AND ExecutionStatus = 'Running'` })) running.push(wf.workflowId);
+    // Visibility lists the newest first; the reads under way are on the oldest.
+    running.reverse();
+    for (let i = 0; i < running.length; i += 20) {
+      const described = await Promise.all(running.slice(i, i + 20).map((id) => client.workflow.getHandle(id).describe().catch(() => null)));
+      const held = described.some((d) =>
+        (d?.raw.pendingActivities ?? []).some(
+          (a) =>
+            a.activityType?.name === 'readProductPage' &&
+            a.state === proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
+            a.lastWorkerIdentity === identity,
+        ));
+      if (held) return true;
+    }
+    return false;
+  }
+
   it('finishes every task while one worker is SIGKILLed mid-run and restarted', async () => {
     const victim = workers[1]!;
     await waitFor(async () => (await finishedCount()) >= KILL_AT, RUN_TIMEOUT_MS, 250).catch((error: Error) => {
       throw new Error(`${error.message} waiting for ${KILL_AT} finished tasks\n${outputs()}`);
+    });
+    // Kill it while it holds a read (Temporal shows a started page read whose worker is the victim):
+    // that read's retry elsewhere, after its timeout, is what the last test looks for.
+    await waitFor(() => holdsRead(`${victim.pid}@${os.hostname()}`), 60_000, 50).catch((error: Error) => {
+      throw new Error(`${error.message} waiting for ${victim.name} to hold a page read\n${outputs()}`);
     });
     const ownChromium = childPids(victim.pid, CHROMIUM);
     victim.signalGroup('SIGKILL');
