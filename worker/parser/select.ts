@@ -55,8 +55,13 @@ const adapter: Adapter = {
   findOne: (test, nodes) => walk(test, nodes, true)[0] ?? null,
 };
 
-/** Compiled selectors by mode (quirks or not) and selector text; `:scope` selectors are compiled per root. */
+/**
+ * Compiled selectors by mode (quirks or not) and selector text; `:scope` selectors are compiled per root.
+ * A few selectors are built from page data (a variation dimension's row id): the cache is emptied when
+ * it grows past `CACHE_LIMIT`, so a long-running worker does not keep every page's.
+ */
 const compiled = [new Map<string, Test>(), new Map<string, Test>()];
+const CACHE_LIMIT = 1_000;
 
 type Root = Document | Element | DocumentFragment;
 
@@ -71,6 +76,7 @@ function testFor(selector: string, context: Root): Test {
   let t = cache.get(selector);
   if (!t) {
     t = compile<Node, Element>(selector, { adapter, quirksMode });
+    if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(selector, t);
   }
   return t;
