@@ -13,7 +13,7 @@ import { BSR_PARTS, isBsrLabel } from '../../worker/parser/bsr.js';
 import { BYLINE_PARTS } from '../../worker/parser/byline.js';
 import { decodePage } from '../../worker/parser/decode.js';
 import { DETAILS_PARTS } from '../../worker/parser/details.js';
-import { createDom, releaseDom } from '../../worker/parser/dom.js';
+import { withDom } from '../../worker/parser/dom.js';
 import { extractFragments, type Fragments } from '../../worker/parser/fragments.js';
 import { READ_DATA_ATTRIBUTES, hasClass, type PageParts } from '../../worker/parser/page-parts.js';
 import { isQuirksDoctype } from '../../worker/parser/tag-categories.js';
@@ -35,15 +35,6 @@ const cut = (html: string, ids: string[] = []): Fragments => extractFragments(ht
 const page = (body: string): string => `<!DOCTYPE html><html><head><title>t</title></head><body><span id="productTitle">T</span>${body}</body></html>`;
 const partHtml = (html: string, f: Fragments, id: string): string[] =>
   f.parts.filter((p) => p.id === id).map((p) => html.slice(p.start, p.end));
-
-function withDoc<T>(html: string, fn: (doc: Document) => T): T {
-  const doc = createDom(html);
-  try {
-    return fn(doc);
-  } finally {
-    releaseDom(doc);
-  }
-}
 
 /** Ancestors of an element as `TAG#id.class` from the parent up. */
 const ancestors = (e: Element): string => {
@@ -96,8 +87,8 @@ function compareWithWholePage(html: string): { whole: string[]; frag: string[] }
   return {
     // the whole page prepared as the fragment document is (the readers' results are compared with the
     // unprepared page by parser.differential.test.ts)
-    whole: withDoc(withoutBlockWhitespace(stripScriptsAndStyles(html)), reachable),
-    frag: withDoc(f.html, reachable),
+    whole: withDom(withoutBlockWhitespace(stripScriptsAndStyles(html)), reachable),
+    frag: withDom(f.html, reachable),
   };
 }
 
@@ -124,7 +115,7 @@ describe('fragment parts: balanced outer HTML', () => {
     const f = cut(html, ['x']);
     expect(partHtml(html, f, 'x')).toEqual(['<div id="x">a<!-- </div> --><span>b</span></div>']);
     expect(f.html).not.toContain('<!--');
-    withDoc(f.html, (doc) => expect(doc.querySelector('#x')!.outerHTML).toBe('<div id="x">a<span>b</span></div>'));
+    withDom(f.html, (doc) => expect(doc.querySelector('#x')!.outerHTML).toBe('<div id="x">a<span>b</span></div>'));
   });
 
   it('script bodies with tag-like text: no element, no end tag, body emptied', () => {
@@ -133,7 +124,7 @@ describe('fragment parts: balanced outer HTML', () => {
     expect(partHtml(html, f, 'x')).toHaveLength(1);
     expect(partHtml(html, f, 'x')[0]).toMatch(/<b>real<\/b><\/div>$/);
     expect(f.parts.filter((p) => p.id === 'productTitle')).toHaveLength(1);
-    withDoc(f.html, (doc) => {
+    withDom(f.html, (doc) => {
       expect(doc.querySelector('#x')!.innerHTML).toBe('<script></script><b>real</b>');
       expect(doc.querySelectorAll('#productTitle')).toHaveLength(1);
     });
@@ -147,7 +138,7 @@ describe('fragment parts: balanced outer HTML', () => {
     const tr = page('<table><tr id="x"><th>Label<td>value<tr><td>next</table>');
     const f = cut(tr, ['x']);
     expect(partHtml(tr, f, 'x')).toEqual(['<tr id="x"><th>Label<td>value']);
-    withDoc(f.html, (doc) => {
+    withDom(f.html, (doc) => {
       const row = doc.querySelector('#x')!;
       expect(row.parentElement!.tagName).toBe('TBODY');
       expect([...row.children].map((c) => c.textContent)).toEqual(['Label', 'value']);
@@ -158,12 +149,12 @@ describe('fragment parts: balanced outer HTML', () => {
 
   it('style attributes and style elements are left out', () => {
     const html = page('<div id="x" style="color:red" class="c"><style>.a{}</style>t</div>');
-    withDoc(cut(html, ['x']).html, (doc) => expect(doc.querySelector('#x')!.outerHTML).toBe('<div id="x" class="c">t</div>'));
+    withDom(cut(html, ['x']).html, (doc) => expect(doc.querySelector('#x')!.outerHTML).toBe('<div id="x" class="c">t</div>'));
   });
 
   it('ancestors keep their start tags (ids, classes, closest) but not their other content', () => {
     const html = page('<div id="outer" class="o"><p>noise</p><section><div id="x">t</div></section><span>more</span></div>');
-    withDoc(cut(html, ['x']).html, (doc) => {
+    withDom(cut(html, ['x']).html, (doc) => {
       const x = doc.querySelector('#x')!;
       expect(x.closest('#outer.o')).not.toBeNull();
       expect(x.parentElement!.tagName).toBe('SECTION');
@@ -173,8 +164,8 @@ describe('fragment parts: balanced outer HTML', () => {
 
   it('keeps the doctype, so the document mode is the page mode', () => {
     for (const html of [page('<div id="x">a</div>'), '<html><body><span id="productTitle">T</span></body></html>']) {
-      const whole = withDoc(html, (doc) => doc.compatMode);
-      expect(withDoc(cut(html).html, (doc) => doc.compatMode)).toBe(whole);
+      const whole = withDom(html, (doc) => doc.compatMode);
+      expect(withDom(cut(html).html, (doc) => doc.compatMode)).toBe(whole);
     }
   });
 
@@ -231,7 +222,7 @@ describe('fragment parts the readers need', () => {
     expect(f.exact).toBe(false);
     const r = parseProductPage(html, resolveMarketplace('com')!);
     expect(r.kind).toBe('product');
-    expect(r.kind === 'product' && r.fields.title).toBe(withDoc(stripScriptsAndStyles(html), (doc) => readTitle(doc)));
+    expect(r.kind === 'product' && r.fields.title).toBe(withDom(stripScriptsAndStyles(html), (doc) => readTitle(doc)));
   });
 
   it('misnested markup away from the kept parts is followed', () => {
@@ -292,7 +283,7 @@ describe('helpers', () => {
       ['#a'], ['#b', '#a'], ['#a .s', '#b'], ['#zz .s', '#b'], ['#a', '#zz'], ['#v option[selected]', '#a'], ['#é'],
       ['[id="b"]', '#a .s'], ['[id^="pre_"]', '#b'], ['div:not(#zz)'], ['#zz'],
     ];
-    withDoc(html, (doc) => {
+    withDom(html, (doc) => {
       for (const l of lists) {
         expect(queryAll(doc, l), l.join(', ')).toEqual([...doc.querySelectorAll(l.join(', '))]);
         expect(query(doc, l), l.join(', ')).toBe(doc.querySelector(l.join(', ')));

@@ -14,7 +14,7 @@ import { BYLINE_PARTS } from '../../worker/parser/byline.js';
 import { CONTENT_PARTS } from '../../worker/parser/content.js';
 import { decodePage } from '../../worker/parser/decode.js';
 import { DETAILS_PARTS } from '../../worker/parser/details.js';
-import { createDom, releaseDom } from '../../worker/parser/dom.js';
+import { withDom } from '../../worker/parser/dom.js';
 import { extractFragments } from '../../worker/parser/fragments.js';
 import { HISTOGRAM_PARTS } from '../../worker/parser/histogram.js';
 import { IMAGE_PARTS } from '../../worker/parser/image.js';
@@ -88,20 +88,11 @@ function differences(doc: Document): string[] {
   return out;
 }
 
-function withDoc<T>(html: string, fn: (doc: Document) => T): T {
-  const doc = createDom(html);
-  try {
-    return fn(doc);
-  } finally {
-    releaseDom(doc);
-  }
-}
-
 describe('readers selector engine', () => {
   it('matches as jsdom does in a no-quirks document, :scope included', () => {
     const html = `<!DOCTYPE html><html><body><div id="a" class="x"><span class="a-price"><span class="a-offscreen">$1</span>
       <span aria-hidden="true">1</span></span><ul><li>1<ul><li>2</li></ul></li></ul><b class="A-TEXT-BOLD">B</b></div></body></html>`;
-    withDoc(html, (doc) => {
+    withDom(html, (doc) => {
       expect(differences(doc)).toEqual([]);
       expect(selectAll(doc, '.a-text-bold')).toEqual([]);
       expect(selectOne(doc.querySelector('.a-price'), ':scope > .a-offscreen')?.textContent).toBe('$1');
@@ -110,7 +101,7 @@ describe('readers selector engine', () => {
 
   it('matches class names in any case in a quirks-mode document, as jsdom does', () => {
     const html = `<html><body><div class="Buying"><b class="A-Text-Bold">Rank</b><span class="a-price">1</span></div></body></html>`;
-    withDoc(html, (doc) => {
+    withDom(html, (doc) => {
       expect(doc.compatMode).toBe('BackCompat');
       expect(differences(doc)).toEqual([]);
       expect(selectAll(doc, '.a-text-bold').map((el) => el.textContent)).toEqual(['Rank']);
@@ -125,6 +116,6 @@ describeNeeding([savedPages], 'readers selector engine on saved pages', () => {
     const html = decodePage(readFileSync(path.join(pagesDir, file)));
     const frag = extractFragments(html, READERS, TITLE_PARTS, DETAILS_PARTS);
     // product pages are read from their fragment document, the others (robot checks, errors) whole
-    expect(withDoc(frag.hasTitle ? frag.html : stripScriptsAndStyles(html), differences)).toEqual([]);
+    expect(withDom(frag.hasTitle ? frag.html : stripScriptsAndStyles(html), differences)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import type { ProductFields } from '../../core/product.js';
-import { createDom, releaseDom } from '../../worker/parser/dom.js';
+import { withDom } from '../../worker/parser/dom.js';
 import { parseProductFromDocument, parseProductPage } from '../../worker/parser/index.js';
 import { stripScriptsAndStyles } from '../../worker/parser/prepare.js';
 
@@ -22,14 +22,7 @@ const page = (body: string, title = '<span id="productTitle">T</span>'): string 
 /** Parses through the fragment document and the whole page; both must give the same product. */
 function read(html: string, marketplace: Marketplace): ProductFields {
   const viaFragments = parseProductPage(html, marketplace);
-  const doc = createDom(stripScriptsAndStyles(html));
-  const whole = (() => {
-    try {
-      return parseProductFromDocument(doc, { html, marketplace });
-    } finally {
-      releaseDom(doc);
-    }
-  })();
+  const whole = withDom(stripScriptsAndStyles(html), (doc) => parseProductFromDocument(doc, { html, marketplace }));
   expect(viaFragments).toEqual(whole);
   if (viaFragments.kind !== 'product') throw new Error(`expected a product page, got ${viaFragments.kind}`);
   return viaFragments.fields;

@@ -2,7 +2,7 @@
 import type { Bsr, CategoryRank } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import { BSR_LABELS, BSR_WHOLE_LABELS, RANK_CONNECTORS, SEE_TOP_PHRASES, containsAny } from './locale.js';
-import { query, queryAllWhere } from './query.js';
+import { query, queryAll } from './query.js';
 import { INLINE_TAGS, clean, parseGroupedInt, textOf } from './text.js';
 import { closest, selectOne } from './select.js';
 
@@ -24,9 +24,6 @@ export function isBsrLabel(label: string): boolean {
 
 /** Elements `findBsrBlock` reads as rank labels when the page has no `#SalesRank`. */
 const LABEL_CANDIDATES = 'th, td.label, b, .a-text-bold, span.a-size-base.a-text-bold';
-/** Passes every match of `LABEL_CANDIDATES` (tag names of HTML elements are lower-case; class names match any case in quirks mode). */
-const maybeLabelCandidate = (el: Element): boolean =>
-  el.localName === 'th' || el.localName === 'td' || el.localName === 'b' || /a-text-bold/i.test(el.getAttribute('class') ?? '');
 
 /** Finds the rank block: the value element and the label element to leave out. */
 export function findBsrBlock(doc: Document): { value: Element; label: Element | null } | null {
@@ -36,7 +33,7 @@ export function findBsrBlock(doc: Document): { value: Element; label: Element | 
     const value = selectOne(sales, 'td.value') ?? sales;
     return { value, label: value === sales ? label : null };
   }
-  for (const el of queryAllWhere(doc, LABEL_CANDIDATES, maybeLabelCandidate)) {
+  for (const el of queryAll(doc, [LABEL_CANDIDATES])) {
     if (!isBsrLabel(el.textContent ?? '')) continue;
     if (el.tagName === 'TH' || el.tagName === 'TD') {
       const td = el.nextElementSibling;

@@ -99,3 +99,13 @@ export function releaseDom(doc: Document): void {
     if (reg) for (const l of reg.added) reg.win.removeEventListener(l.type, l.listener, l.options);
   }
 }
+
+/** Runs `fn` on a document of `html` (`createDom`) and releases the document afterwards, whatever `fn` does. */
+export function withDom<T>(html: string, fn: (doc: Document) => T): T {
+  const doc = createDom(html);
+  try {
+    return fn(doc);
+  } finally {
+    releaseDom(doc);
+  }
+}

@@ -11,7 +11,7 @@ import { BUY_BOX_PARTS, readBuyBox } from './buy-box.js';
 import { BYLINE_PARTS, readByline } from './byline.js';
 import { CONTENT_PARTS, readCategories, readDescription, readFeatureBullets } from './content.js';
 import { DETAILS_PARTS, readDetails } from './details.js';
-import { createDom, releaseDom } from './dom.js';
+import { withDom } from './dom.js';
 import { extractFragments } from './fragments.js';
 import type { PageParts } from './page-parts.js';
 import { readGallery } from './gallery.js';
@@ -113,12 +113,7 @@ export function parseProductFromDocument(doc: Document, page: PageContext): Page
 
 /** The whole page in jsdom (pages without a title, and markup the fragment pass does not follow). */
 function parseWholePage(html: string, marketplace: Marketplace): PageParse {
-  const doc = createDom(stripScriptsAndStyles(html));
-  try {
-    return parseProductFromDocument(doc, { html, marketplace });
-  } finally {
-    releaseDom(doc);
-  }
+  return withDom(stripScriptsAndStyles(html), (doc) => parseProductFromDocument(doc, { html, marketplace }));
 }
 
 /**
@@ -132,13 +127,10 @@ function parseWholePage(html: string, marketplace: Marketplace): PageParse {
 export function parseProductPage(html: string, marketplace: Marketplace): PageParse {
   const frag = extractFragments(html, READER_PARTS, TITLE_PARTS, DETAILS_PARTS);
   if (!frag.hasTitle || !frag.exact) return parseWholePage(html, marketplace);
-  const doc = createDom(frag.html);
-  try {
+  const parsed = withDom(frag.html, (doc) => {
     const title = readTitle(doc);
     // Every title element is in the fragment document: no title here means none in the page.
-    if (title) return readFields(doc, html, title, marketplace);
-  } finally {
-    releaseDom(doc);
-  }
-  return parseWholePage(html, marketplace);
+    return title ? readFields(doc, html, title, marketplace) : null;
+  });
+  return parsed ?? parseWholePage(html, marketplace);
 }

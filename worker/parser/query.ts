@@ -102,16 +102,6 @@ function matchesOf(doc: Document, ix: IdIndex, selector: string): readonly Eleme
   return selector.includes(':scope') ? selectAll(doc, selector) : ix.elements.filter((el) => matches(el, selector));
 }
 
-/**
- * Same elements, in the same order, as `doc.querySelectorAll(selector)`, for a selector whose matches all
- * pass `maybe` (a cheap test that may pass more): only the elements that pass it are matched.
- */
-export function queryAllWhere(doc: Document, selector: string, maybe: (el: Element) => boolean): Element[] {
-  const out: Element[] = [];
-  for (const el of indexOf(doc).elements) if (maybe(el) && matches(el, selector)) out.push(el);
-  return out;
-}
-
 /** Same elements, in the same order, as `doc.querySelectorAll(selectors.join(', '))`. */
 export function queryAll(doc: Document, selectors: readonly string[]): Element[] {
   const ix = indexOf(doc);
