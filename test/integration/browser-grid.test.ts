@@ -11,7 +11,7 @@ import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 import { BrowserGrid, CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from '../../worker/browser/browser-grid.js';
 import { ReadCancelledError, SourceUnavailableError } from '../../worker/browser/errors.js';
 import type { ReadIdentity } from '../../worker/browser/read-identity.js';
-import { chromePath, expectIdle, fixtures, mp, RecordingServer } from '../support/browser-grid.js';
+import { chromePath, expectIdle, fixtures, mp, RecordingServer, rendererPids } from '../support/browser-grid.js';
 
 let replay: ReplayServer;
 let recorder: RecordingServer;
@@ -68,6 +68,28 @@ describe('BrowserGrid (local Chromium) with the replay server', () => {
     expect(Buffer.from(other.bytes).equals(fs.readFileSync(path.join(fixtures, 'com_B0000000O1.html')))).toBe(true);
     expect(captcha.httpStatus).toBe(200);
     expect(replay.hits()['/www.amazon.com/dp/B0000000O1']).toBe(1);
+  });
+
+  it('reads four at a time on warm pages without starting a renderer process per read', async () => {
+    await using grid = await BrowserGrid.start({ wsEndpoints: [], chromePath, maxPages: 4, navTimeoutMs: 10_000, sourceOrigin: replay.url });
+    const pages = [['uk', 'B0000000U1'], ['jp', 'B0000000J1'], ['de', 'B0000000P1'], ['com', 'B0000000D1']] as const;
+    const round = () => Promise.all(pages.map(async ([code, asin]) => {
+      const page = await grid.read({ marketplace: mp(code), asin });
+      expect(page.httpStatus).toBe(200);
+      page.done!();
+    }));
+    await round();
+    await expectIdle(grid);
+    const browserPid = grid.stats().browsers[0]!.pid!;
+    const before = rendererPids(browserPid);
+    expect(before.size).toBeGreaterThan(0);
+    for (let i = 0; i < 4; i++) {
+      await round();
+      await expectIdle(grid);
+      // A renderer started for a read shows up here; one started and already gone leaves the set smaller.
+      expect(rendererPids(browserPid)).toEqual(before);
+    }
+    expect(grid.stats().warmPages).toBe(4);
   });
 
   it('relaunches the local Chromium on the next read after it crashed', async () => {

@@ -3,6 +3,7 @@
  * a recording test server for headers, cookies, blocked requests, concurrency, timeouts and
  * cancellation.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -118,4 +119,28 @@ export async function expectIdle(grid: BrowserGrid): Promise<void> {
     const stats = grid.stats();
     return { openPages: stats.openPages, openContexts: stats.openContexts, activeReads: stats.activeReads, queued: stats.queued };
   }, { timeout: 10_000 }).toEqual({ openPages: 0, openContexts: 0, activeReads: 0, queued: 0 });
+}
+
+/**
+ * The renderer processes under the Chromium of `browserPid` (Linux /proc; a renderer is a child of
+ * the zygote, itself a child of the browser).
+ */
+export function rendererPids(browserPid: number): Set<number> {
+  const parentOf = new Map<number, number>();
+  const renderers: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('--type=renderer')) renderers.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p = parentOf.get(pid), hops = 0; p !== undefined && p > 1 && hops < 10; p = parentOf.get(p), hops++) if (p === browserPid) return true;
+    return false;
+  };
+  return new Set(renderers.filter(under));
 }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CLI_TYPE_NAMES, SEARCH_ATTRIBUTES } from '../../core/domain/operator-view.js';
 import { repoRoot } from '../support/env.js';
+import { LOCAL_CHROMIUM_ARGS } from '../../worker/browser/browser-slot.js';
 import { describeNeeding, dockerCompose } from '../support/prerequisites.js';
 
 const compose = dockerCompose.path;
@@ -99,7 +100,12 @@ describeNeeding([dockerCompose], 'docker-compose.yml', () => {
       expect((raw.services[name] as { env_file?: string }).env_file, name).toBe('.env');
       expect(service.environment!.PUBLIC_BASE_URL, name).toBe('https://api.example.com');
       expect(service.environment!.DATABASE_URL, name).toBe(`postgresql://retail:${SECRETS.POSTGRES_PASSWORD}@postgres:5432/retail`);
-      expect(service.environment!.BROWSER_WS_ENDPOINTS, name).toBe(`ws://chrome:3000?token=${SECRETS.BROWSERLESS_TOKEN}`);
+      const endpoint = new URL(service.environment!.BROWSER_WS_ENDPOINTS!);
+      expect(`${endpoint.protocol}//${endpoint.host}`, name).toBe('ws://chrome:3000');
+      expect(endpoint.searchParams.get('token'), name).toBe(SECRETS.BROWSERLESS_TOKEN);
+      // The grid's Chromium gets the local one's site-isolation flag (browserless's `launch` JSON).
+      expect(JSON.parse(endpoint.searchParams.get('launch')!).args, name).toEqual(['--disable-site-isolation-trials']);
+      expect(LOCAL_CHROMIUM_ARGS).toContain('--disable-site-isolation-trials');
     }
   });
 

@@ -21,6 +21,12 @@ export const LOCAL_CHROMIUM_ARGS = [
   // Chromium 15x preloads the omnibox popup as a WebUI renderer in every window, headless too: a
   // renderer start per incognito context and CPU while idle (puppeteer upstream #15278 turns it off).
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+  // With site isolation on, warm pages reading at once have Chromium start and end a renderer
+  // process every few reads (site-locked processes for navigations that are then aborted:
+  // page-capture.ts). Site isolation keeps one site's documents from another
+  // site's scripts in a shared renderer; here no document reaches a renderer and JavaScript is off,
+  // and reads stay apart by their incognito contexts, which never share a renderer.
+  '--disable-site-isolation-trials',
 ] as const;
 
 /** Where a slot's browser comes from. */
