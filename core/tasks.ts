@@ -6,7 +6,7 @@
  * (core/db/sql.ts), so it is atomic without a transaction.
  */
 import type { Db } from './db/db.js';
-import type { Statement } from './db/sql.js';
+import type { Sql, Statement } from './db/sql.js';
 import { usd } from './ledger.js';
 import { asStatusCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
 import { OBSERVATION_JOINS, OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
@@ -35,20 +35,10 @@ function outcomeFromSql(row: OutcomeRow): TaskOutcome {
 }
 
 /** What `createChargedTask` stores; `cost` USD, `expiresAt` the end of result retention. */
-export interface NewTask {
-  id: string;
+export interface NewTask extends ChargedTaskInput {
   accountId: number;
   endpoint: 'task_post' | 'live';
-  asin: string;
-  marketplace: string;
-  /** The task as received plus `api` and `function`. */
-  data: Record<string, unknown>;
-  cost: number;
   expiresAt: Date;
-  priority?: number;
-  tag?: string | null;
-  postbackUrl?: string | null;
-  pingbackUrl?: string | null;
   /** The ledger entry's note (the endpoint). */
   note: string;
   /**
@@ -60,61 +50,142 @@ export interface NewTask {
   reuse?: { since: Date; markReused: boolean; collect: boolean };
 }
 
+/** One task of `createChargedTasks`; `cost` USD. */
+export interface ChargedTaskInput {
+  id: string;
+  asin: string;
+  marketplace: string;
+  /** The task as received plus `api` and `function`. */
+  data: Record<string, unknown>;
+  cost: number;
+  priority?: number;
+  tag?: string | null;
+  postbackUrl?: string | null;
+  pingbackUrl?: string | null;
+}
+
+/** The tasks of one request (or one bulk chunk), charged in the order given by `createChargedTasks`. */
+export interface NewTasks extends Pick<NewTask, 'accountId' | 'endpoint' | 'expiresAt' | 'note' | 'reuse'> {
+  tasks: readonly (ChargedTaskInput & { /** The upload's row number (with `batchId`). */ row?: number })[];
+  /** Select each completed task's observation as its `product` (live); otherwise `product` is null. */
+  withProduct?: boolean;
+  /** Record every task, paid or refused with 40200, as a row of this bulk batch (core/batches.ts). */
+  batchId?: string;
+}
+
 /** The result of `createChargedTask` (null when the balance did not cover the cost). */
 export interface CreatedTask extends TaskOutcome {
   /** The newest observation within the reuse window, whatever its status; null when none or no reuse. */
   fresh: { id: bigint; status: string } | null;
 }
 
-const CREATE_CHARGED_TASK: Statement = {
-  name: 'tasks:create-charged',
-  text: `WITH fresh AS (
-      SELECT id, status FROM observations
-      WHERE $15::timestamptz IS NOT NULL AND asin = $4 AND marketplace = $5 AND observed_at >= $15::timestamptz
-      ORDER BY observed_at DESC LIMIT 1
-    ), usable AS (
-      SELECT id FROM fresh WHERE status <> 'not_found'
+// The tasks arrive as one jsonb array, in charging order. The account row is locked first (FOR
+// UPDATE: under READ COMMITTED a concurrent charge of the same account is waited for and its
+// result re-read), so the balance `walk` starts from is the one the UPDATE changes, and
+// concurrent charges queue behind this one. `walk` visits the tasks in order with the balance
+// left: a task is paid when that balance covers its cost (api-spec.md: 40200 for the others), and
+// its ledger entry's `balance_after` is the balance left after it. Each step reads its cost from
+// the `costs` array by position, so the walk is linear in the number of tasks. asin is bpchar,
+// the column's type, so the reuse lookup uses the observations index.
+const CHARGE_TASKS: Statement = {
+  name: 'tasks:charge',
+  text: `WITH RECURSIVE input AS (
+      SELECT (e->>'id')::uuid AS id, (e->>'asin')::bpchar AS asin, e->>'marketplace' AS marketplace, e->'data' AS data,
+        (e->>'cost')::numeric AS cost, (e->>'priority')::smallint AS priority, e->>'tag' AS tag,
+        e->>'postback_url' AS postback_url, e->>'pingback_url' AS pingback_url, (e->>'row')::int AS row_no, n
+      FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
+    ), costs AS (
+      SELECT array_agg(cost ORDER BY n) AS list FROM input
+    ), acct AS (
+      SELECT id, balance FROM accounts WHERE id = $1::int FOR UPDATE
+    ), walk (n, remaining, paid) AS (
+      SELECT 0::bigint, balance::numeric, false FROM acct
+      UNION ALL
+      SELECT w.n + 1, (CASE WHEN w.remaining >= c.cost THEN w.remaining - c.cost ELSE w.remaining END)::numeric, w.remaining >= c.cost
+      FROM walk w CROSS JOIN LATERAL (SELECT list[w.n + 1] AS cost FROM costs) c
+      WHERE c.cost IS NOT NULL
+    ), paid AS (
+      SELECT i.*, w.remaining AS balance_after FROM input i JOIN walk w ON w.n = i.n AND w.paid
     ), charged AS (
-      UPDATE accounts SET balance = balance - $7::numeric
-      WHERE id = $2::int AND balance >= $7::numeric
-      RETURNING id, balance
-    ), entry AS (
+      UPDATE accounts SET balance = accounts.balance - (SELECT sum(cost) FROM paid)
+      WHERE accounts.id = $1::int AND EXISTS (SELECT 1 FROM paid)
+      RETURNING accounts.id
+    ), entries AS (
       INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note)
-      SELECT id, 'charge', -($7::numeric), balance, $1::uuid, $14 FROM charged
+      SELECT c.id, 'charge', -p.cost, p.balance_after, p.id, $5 FROM paid p CROSS JOIN charged c
+    ), fresh AS (
+      SELECT p.id AS task_id, f.id AS obs_id, f.status FROM paid p
+      CROSS JOIN LATERAL (
+        SELECT o.id, o.status FROM observations o
+        WHERE $6::timestamptz IS NOT NULL AND o.asin = p.asin AND o.marketplace = p.marketplace AND o.observed_at >= $6::timestamptz
+        ORDER BY o.observed_at DESC LIMIT 1
+      ) f
     ), task AS (
       INSERT INTO tasks (id, account_id, endpoint, asin, marketplace, data, cost, expires_at, priority, tag, postback_url, pingback_url,
         state, status_code, status_message, observation_id, completed_at, reused, collected_at)
-      SELECT $1::uuid, c.id, $3, $4, $5, $6::jsonb, $7::numeric, $8::timestamptz, $9::smallint, $10, $11, $12,
-        CASE WHEN u.id IS NULL THEN 'queued' ELSE 'completed' END,
-        CASE WHEN u.id IS NULL THEN ${STATUS.TASK_CREATED} ELSE ${STATUS.OK} END,
-        CASE WHEN u.id IS NULL THEN $13 ELSE $16 END,
-        u.id,
-        CASE WHEN u.id IS NULL THEN NULL ELSE now() END,
-        f.id IS NOT NULL AND $17::boolean,
-        CASE WHEN u.id IS NOT NULL AND $18::boolean THEN now() END
-      FROM charged c LEFT JOIN usable u ON true LEFT JOIN fresh f ON true
-      RETURNING state, status_code, status_message, cost, observation_id
+      SELECT p.id, c.id, $3, p.asin, p.marketplace, p.data, p.cost, $4::timestamptz, coalesce(p.priority, 1), p.tag, p.postback_url, p.pingback_url,
+        CASE WHEN u.usable THEN 'completed' ELSE 'queued' END,
+        CASE WHEN u.usable THEN ${STATUS.OK} ELSE ${STATUS.TASK_CREATED} END,
+        CASE WHEN u.usable THEN $12 ELSE $11 END,
+        CASE WHEN u.usable THEN f.obs_id END,
+        CASE WHEN u.usable THEN now() END,
+        f.obs_id IS NOT NULL AND $7::boolean,
+        CASE WHEN u.usable AND $8::boolean THEN now() END
+      FROM paid p CROSS JOIN charged c LEFT JOIN fresh f ON f.task_id = p.id
+      CROSS JOIN LATERAL (SELECT coalesce(f.status <> 'not_found', false) AS usable) u
+      RETURNING id, state, status_code, status_message, cost, observation_id
+    ), recorded AS (
+      INSERT INTO batch_rows (batch_id, row, task_id, asin, marketplace, status_code, status_message)
+      SELECT $10::uuid, i.row_no, t.id, i.asin, i.marketplace,
+        CASE WHEN t.id IS NULL THEN ${STATUS.PAYMENT_REQUIRED} ELSE ${STATUS.TASK_CREATED} END,
+        CASE WHEN t.id IS NULL THEN $13 ELSE $11 END
+      FROM input i LEFT JOIN task t ON t.id = i.id
+      WHERE $10::uuid IS NOT NULL
     )
-    SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, f.id::text AS fresh_id, f.status AS fresh_status, ${OBSERVATION_JSON}
-    FROM task t LEFT JOIN fresh f ON true LEFT JOIN observations o ON o.id = t.observation_id ${OBSERVATION_JOINS}`,
+    SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, f.obs_id::text AS fresh_id, f.status AS fresh_status, ${OBSERVATION_JSON}
+    FROM input i LEFT JOIN task t ON t.id = i.id LEFT JOIN fresh f ON f.task_id = i.id
+    LEFT JOIN observations o ON $9::boolean AND o.id = t.observation_id ${OBSERVATION_JOINS}
+    ORDER BY i.n`,
 };
 
 /**
- * Charges the task's cost and stores the task, with its ledger entry, in one statement; with
- * `reuse`, the same statement completes it (20000) from a fresh observation (api-spec.md "Task
- * lifecycle": reuse window, live `max_age_minutes`). A fresh `not_found` observation leaves the
- * task queued and is returned in `fresh`: the caller fails it with 40402, which refunds it.
+ * Charges the tasks in the order given and stores each paid one, with its ledger entry, in one
+ * statement (atomic: when it throws, nothing was charged). A task is paid when the balance left
+ * after the tasks paid before it covers its cost; the others are neither charged nor stored
+ * (40200). With `reuse`, the same statement completes a paid task (20000) from a fresh observation
+ * (api-spec.md "Task lifecycle": reuse window, live `max_age_minutes`); a fresh `not_found`
+ * observation leaves the task queued and is returned in `fresh`: the caller fails it with 40402,
+ * which refunds it. Concurrent calls for one account are serialised on the account row, so they
+ * never overdraw it.
+ * @returns one entry per task, in order: null when it was not paid
+ * @throws the driver's error (nothing charged)
+ */
+export async function createChargedTasks(sql: Sql, batch: NewTasks): Promise<(CreatedTask | null)[]> {
+  if (batch.tasks.length === 0) return [];
+  const elements = batch.tasks.map((t) => ({
+    id: t.id, asin: t.asin, marketplace: t.marketplace, data: t.data, cost: usd(t.cost), priority: t.priority ?? 1,
+    tag: t.tag ?? null, postback_url: t.postbackUrl ?? null, pingback_url: t.pingbackUrl ?? null, row: t.row ?? null,
+  }));
+  const { rows } = await sql.query<Partial<OutcomeRow> & { fresh_id: string | null; fresh_status: string | null }>(CHARGE_TASKS, [
+    batch.accountId, JSON.stringify(elements), batch.endpoint, batch.expiresAt, batch.note,
+    batch.reuse?.since ?? null, batch.reuse?.markReused ?? false, batch.reuse?.collect ?? false, batch.withProduct ?? false, batch.batchId ?? null,
+    statusMessage(STATUS.TASK_CREATED), statusMessage(STATUS.OK), statusMessage(STATUS.PAYMENT_REQUIRED),
+  ]);
+  return rows.map((row) => {
+    if (row.state == null) return null;
+    return { ...outcomeFromSql(row as OutcomeRow), fresh: row.fresh_id === null ? null : { id: BigInt(row.fresh_id), status: row.fresh_status! } };
+  });
+}
+
+/**
+ * Charges one task and stores it (`createChargedTasks` with one task, its observation's Product
+ * selected: live answers a cache hit from it).
  * @returns null when the balance does not cover the cost (nothing is written: 40200).
  */
 export async function createChargedTask(db: Db, task: NewTask): Promise<CreatedTask | null> {
-  const { rows } = await db.sql.query<OutcomeRow & { fresh_id: string | null; fresh_status: string | null }>(CREATE_CHARGED_TASK, [
-    task.id, task.accountId, task.endpoint, task.asin, task.marketplace, JSON.stringify(task.data), usd(task.cost), task.expiresAt,
-    task.priority ?? 1, task.tag ?? null, task.postbackUrl ?? null, task.pingbackUrl ?? null, statusMessage(STATUS.TASK_CREATED), task.note,
-    task.reuse?.since ?? null, statusMessage(STATUS.OK), task.reuse?.markReused ?? false, task.reuse?.collect ?? false,
-  ]);
-  const row = rows[0];
-  if (!row) return null;
-  return { ...outcomeFromSql(row), fresh: row.fresh_id === null ? null : { id: BigInt(row.fresh_id), status: row.fresh_status! } };
+  const { accountId, endpoint, expiresAt, note, reuse, ...one } = task;
+  const [created] = await createChargedTasks(db.sql, { accountId, endpoint, expiresAt, note, reuse, withProduct: true, tasks: [one] });
+  return created ?? null;
 }
 
 const COLLECT_OUTCOME: Statement = {
