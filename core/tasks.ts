@@ -42,10 +42,10 @@ export interface NewTask extends ChargedTaskInput {
   /** The ledger entry's note (the endpoint). */
   note: string;
   /**
-   * Complete the task at once from the newest observation of the product observed at or after
-   * `since`, when there is one and it is not `not_found`; `markReused` sets `reused` whenever such
-   * an observation exists, `not_found` included (task_post's reuse window: the caller fails that
-   * task with 40402 from it), `collect` sets `collected_at` (live answers it at once).
+   * Finish the task at once from the newest observation of the product observed at or after
+   * `since`: completed (20000), or failed with 40402 and refunded when it says `not_found`;
+   * `markReused` sets `reused` whenever such an observation exists (task_post's reuse window),
+   * `collect` sets `collected_at` on a task so finished (live answers it at once).
    */
   reuse?: { since: Date; markReused: boolean; collect: boolean };
 }
@@ -73,20 +73,22 @@ export interface NewTasks extends Pick<NewTask, 'accountId' | 'endpoint' | 'expi
   batchId?: string;
 }
 
-/** The result of `createChargedTask` (null when the balance did not cover the cost). */
-export interface CreatedTask extends TaskOutcome {
-  /** The newest observation within the reuse window, whatever its status; null when none or no reuse. */
-  fresh: { id: bigint; status: string } | null;
-}
+/**
+ * A charged task as stored: `queued` (its workflow is to be started), `completed` (20000, from
+ * the reuse window) or `failed` (40402 from a fresh `not_found` observation, refunded: cost 0).
+ */
+export type CreatedTask = TaskOutcome;
 
 // The tasks arrive as one jsonb array, in charging order. The account row is locked first (FOR
 // UPDATE: under READ COMMITTED a concurrent charge of the same account is waited for and its
 // result re-read), so the balance `walk` starts from is the one the UPDATE changes, and
 // concurrent charges queue behind this one. `walk` visits the tasks in order with the balance
-// left: a task is paid when that balance covers its cost (api-spec.md: 40200 for the others), and
-// its ledger entry's `balance_after` is the balance left after it. Each step reads its cost from
-// the `costs` array by position, so the walk is linear in the number of tasks. asin is bpchar,
-// the column's type, so the reuse lookup uses the observations index.
+// left (`before`): a task is paid when that balance covers its cost (api-spec.md: 40200 for the
+// others). A task whose fresh observation says `not_found` is charged and refunded at once (40402,
+// as `failTask` would), so its cost stays available to the tasks after it. Each step reads its
+// cost from an array by position, so the walk is linear in the number of tasks. The ledger gets
+// each task's charge (and refund) in task order, with the running balance as `balance_after`.
+// asin is bpchar, the column's type, so the reuse lookup uses the observations index.
 const CHARGE_TASKS: Statement = {
   name: 'tasks:charge',
   text: `WITH RECURSIVE input AS (
@@ -94,45 +96,52 @@ const CHARGE_TASKS: Statement = {
         (e->>'cost')::numeric AS cost, (e->>'priority')::smallint AS priority, e->>'tag' AS tag,
         e->>'postback_url' AS postback_url, e->>'pingback_url' AS pingback_url, (e->>'row')::int AS row_no, n
       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
-    ), costs AS (
-      SELECT array_agg(cost ORDER BY n) AS list FROM input
+    ), fresh AS (
+      SELECT i.n, f.id AS obs_id, f.status FROM input i
+      CROSS JOIN LATERAL (
+        SELECT o.id, o.status FROM observations o
+        WHERE $6::timestamptz IS NOT NULL AND o.asin = i.asin AND o.marketplace = i.marketplace AND o.observed_at >= $6::timestamptz
+        ORDER BY o.observed_at DESC LIMIT 1
+      ) f
+    ), steps AS (
+      SELECT array_agg(i.cost ORDER BY i.n) AS cost, array_agg(coalesce(f.status = 'not_found', false) ORDER BY i.n) AS refunded
+      FROM input i LEFT JOIN fresh f ON f.n = i.n
     ), acct AS (
       SELECT id, balance FROM accounts WHERE id = $1::int FOR UPDATE
-    ), walk (n, remaining, paid) AS (
-      SELECT 0::bigint, balance::numeric, false FROM acct
+    ), walk (n, before, after, paid, refunded) AS (
+      SELECT 0::bigint, balance::numeric, balance::numeric, false, false FROM acct
       UNION ALL
-      SELECT w.n + 1, (CASE WHEN w.remaining >= c.cost THEN w.remaining - c.cost ELSE w.remaining END)::numeric, w.remaining >= c.cost
-      FROM walk w CROSS JOIN LATERAL (SELECT list[w.n + 1] AS cost FROM costs) c
-      WHERE c.cost IS NOT NULL
+      SELECT w.n + 1, w.after, (CASE WHEN w.after >= s.cost AND NOT s.refunded THEN w.after - s.cost ELSE w.after END)::numeric,
+        w.after >= s.cost, s.refunded
+      FROM walk w CROSS JOIN LATERAL (SELECT cost[w.n + 1] AS cost, refunded[w.n + 1] AS refunded FROM steps) s
+      WHERE s.cost IS NOT NULL
     ), paid AS (
-      SELECT i.*, w.remaining AS balance_after FROM input i JOIN walk w ON w.n = i.n AND w.paid
+      SELECT i.*, w.before, w.refunded FROM input i JOIN walk w ON w.n = i.n AND w.paid
     ), charged AS (
-      UPDATE accounts SET balance = accounts.balance - (SELECT sum(cost) FROM paid)
+      UPDATE accounts SET balance = accounts.balance - coalesce((SELECT sum(cost) FROM paid WHERE NOT refunded), 0)
       WHERE accounts.id = $1::int AND EXISTS (SELECT 1 FROM paid)
       RETURNING accounts.id
     ), entries AS (
       INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note)
-      SELECT c.id, 'charge', -p.cost, p.balance_after, p.id, $5 FROM paid p CROSS JOIN charged c
-    ), fresh AS (
-      SELECT p.id AS task_id, f.id AS obs_id, f.status FROM paid p
-      CROSS JOIN LATERAL (
-        SELECT o.id, o.status FROM observations o
-        WHERE $6::timestamptz IS NOT NULL AND o.asin = p.asin AND o.marketplace = p.marketplace AND o.observed_at >= $6::timestamptz
-        ORDER BY o.observed_at DESC LIMIT 1
-      ) f
+      SELECT c.id, e.kind, e.amount, e.balance_after, e.task_id, e.note FROM (
+        SELECT p.n, 0 AS k, 'charge' AS kind, -p.cost AS amount, p.before - p.cost AS balance_after, p.id AS task_id, $5 AS note FROM paid p
+        UNION ALL
+        SELECT p.n, 1, 'refund', p.cost, p.before, p.id, $15 FROM paid p WHERE p.refunded AND p.cost > 0
+      ) e CROSS JOIN charged c
+      ORDER BY e.n, e.k
     ), task AS (
       INSERT INTO tasks (id, account_id, endpoint, asin, marketplace, data, cost, expires_at, priority, tag, postback_url, pingback_url,
         state, status_code, status_message, observation_id, completed_at, reused, collected_at)
-      SELECT p.id, c.id, $3, p.asin, p.marketplace, p.data, p.cost, $4::timestamptz, coalesce(p.priority, 1), p.tag, p.postback_url, p.pingback_url,
-        CASE WHEN u.usable THEN 'completed' ELSE 'queued' END,
-        CASE WHEN u.usable THEN ${STATUS.OK} ELSE ${STATUS.TASK_CREATED} END,
-        CASE WHEN u.usable THEN $12 ELSE $11 END,
-        CASE WHEN u.usable THEN f.obs_id END,
-        CASE WHEN u.usable THEN now() END,
+      SELECT p.id, c.id, $3, p.asin, p.marketplace, p.data, CASE WHEN p.refunded THEN 0 ELSE p.cost END, $4::timestamptz, coalesce(p.priority, 1),
+        p.tag, p.postback_url, p.pingback_url,
+        CASE WHEN p.refunded THEN 'failed' WHEN f.obs_id IS NOT NULL THEN 'completed' ELSE 'queued' END,
+        CASE WHEN p.refunded THEN ${STATUS.PRODUCT_NOT_FOUND} WHEN f.obs_id IS NOT NULL THEN ${STATUS.OK} ELSE ${STATUS.TASK_CREATED} END,
+        CASE WHEN p.refunded THEN $14 WHEN f.obs_id IS NOT NULL THEN $12 ELSE $11 END,
+        f.obs_id,
+        CASE WHEN f.obs_id IS NOT NULL THEN now() END,
         f.obs_id IS NOT NULL AND $7::boolean,
-        CASE WHEN u.usable AND $8::boolean THEN now() END
-      FROM paid p CROSS JOIN charged c LEFT JOIN fresh f ON f.task_id = p.id
-      CROSS JOIN LATERAL (SELECT coalesce(f.status <> 'not_found', false) AS usable) u
+        CASE WHEN f.obs_id IS NOT NULL AND $8::boolean THEN now() END
+      FROM paid p CROSS JOIN charged c LEFT JOIN fresh f ON f.n = p.n
       RETURNING id, state, status_code, status_message, cost, observation_id
     ), recorded AS (
       INSERT INTO batch_rows (batch_id, row, task_id, asin, marketplace, status_code, status_message)
@@ -142,8 +151,8 @@ const CHARGE_TASKS: Statement = {
       FROM input i LEFT JOIN task t ON t.id = i.id
       WHERE $10::uuid IS NOT NULL
     )
-    SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, f.obs_id::text AS fresh_id, f.status AS fresh_status, ${OBSERVATION_JSON}
-    FROM input i LEFT JOIN task t ON t.id = i.id LEFT JOIN fresh f ON f.task_id = i.id
+    SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, ${OBSERVATION_JSON}
+    FROM input i LEFT JOIN task t ON t.id = i.id
     LEFT JOIN observations o ON $9::boolean AND o.id = t.observation_id ${OBSERVATION_JOINS}
     ORDER BY i.n`,
 };
@@ -152,11 +161,12 @@ const CHARGE_TASKS: Statement = {
  * Charges the tasks in the order given and stores each paid one, with its ledger entry, in one
  * statement (atomic: when it throws, nothing was charged). A task is paid when the balance left
  * after the tasks paid before it covers its cost; the others are neither charged nor stored
- * (40200). With `reuse`, the same statement completes a paid task (20000) from a fresh observation
- * (api-spec.md "Task lifecycle": reuse window, live `max_age_minutes`); a fresh `not_found`
- * observation leaves the task queued and is returned in `fresh`: the caller fails it with 40402,
- * which refunds it. Concurrent calls for one account are serialised on the account row, so they
- * never overdraw it.
+ * (40200). With `reuse`, the same statement finishes a paid task from the newest observation of
+ * its product observed since `reuse.since` (api-spec.md "Task lifecycle": reuse window, live
+ * `max_age_minutes`): completed with 20000, or, when the observation says `not_found`, failed with
+ * 40402 and refunded at once (charge and refund entries; its cost stays available to the tasks
+ * after it). Concurrent calls for one account are serialised on the account row, so they never
+ * overdraw it.
  * @returns one entry per task, in order: null when it was not paid
  * @throws the driver's error (nothing charged)
  */
@@ -166,15 +176,13 @@ export async function createChargedTasks(sql: Sql, batch: NewTasks): Promise<(Cr
     id: t.id, asin: t.asin, marketplace: t.marketplace, data: t.data, cost: usd(t.cost), priority: t.priority ?? 1,
     tag: t.tag ?? null, postback_url: t.postbackUrl ?? null, pingback_url: t.pingbackUrl ?? null, row: t.row ?? null,
   }));
-  const { rows } = await sql.query<Partial<OutcomeRow> & { fresh_id: string | null; fresh_status: string | null }>(CHARGE_TASKS, [
+  const { rows } = await sql.query<Omit<OutcomeRow, 'state'> & { state: string | null }>(CHARGE_TASKS, [
     batch.accountId, JSON.stringify(elements), batch.endpoint, batch.expiresAt, batch.note,
     batch.reuse?.since ?? null, batch.reuse?.markReused ?? false, batch.reuse?.collect ?? false, batch.withProduct ?? false, batch.batchId ?? null,
-    statusMessage(STATUS.TASK_CREATED), statusMessage(STATUS.OK), statusMessage(STATUS.PAYMENT_REQUIRED),
+    statusMessage(STATUS.TASK_CREATED), statusMessage(STATUS.OK), statusMessage(STATUS.PAYMENT_REQUIRED), statusMessage(STATUS.PRODUCT_NOT_FOUND),
+    `task ${STATUS.PRODUCT_NOT_FOUND}`,
   ]);
-  return rows.map((row) => {
-    if (row.state == null) return null;
-    return { ...outcomeFromSql(row as OutcomeRow), fresh: row.fresh_id === null ? null : { id: BigInt(row.fresh_id), status: row.fresh_status! } };
-  });
+  return rows.map((row) => (row.state === null ? null : outcomeFromSql(row as OutcomeRow)));
 }
 
 /**

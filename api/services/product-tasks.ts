@@ -8,7 +8,7 @@ import type { Db } from '../../core/db/db.js';
 import { DomainError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { planOf, taskPostPrice } from '../../core/pricing.js';
-import { createChargedTasks, failTask, type CreatedTask } from '../../core/tasks.js';
+import { createChargedTasks, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../../core/authentication.js';
 import { batchOutcome, PRODUCT_API_PREFIX, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
@@ -36,11 +36,11 @@ const API_PREFIX = PRODUCT_API_PREFIX;
 /**
  * POST task_post: validates each element, then charges the valid ones in order in one statement
  * (core/tasks.ts `createChargedTasks`: 40200 for those the balance left cannot cover; HTTP 402
- * when none can be paid), each completed at once from an observation younger than REUSE_WINDOW or
- * else queued. The statement is atomic: when it fails, every valid element answers 50000 and
- * nothing is charged. Each queued task's workflow start (all under way at once; the answer waits
- * for every start) either succeeds or the task fails with 50301 and is refunded (cost 0 in the
- * answer). A task left charged without a workflow by an error after the statement, or by the
+ * when none can be paid), each finished at once from an observation younger than REUSE_WINDOW
+ * (20000, or 40402 refunded when it says `not_found`) or else queued. The statement is atomic:
+ * when it fails, every valid element answers 50000 and nothing is charged. Each queued task's
+ * workflow start (all under way at once; the answer waits for every start) either succeeds or the
+ * task fails with 50301 and is refunded (cost 0 in the answer). A task left charged without a workflow by an error after the statement, or by the
  * process dying, is started or refunded by the worker's task reconciler.
  */
 export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
@@ -62,48 +62,26 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
           tag: f.tag, postbackUrl: f.postback_url, pingbackUrl: f.pingback_url,
         })),
       });
-      return Promise.all(valid.map(({ id, fields: f }, i) => {
+      return valid.map(({ id, fields: f }, i): ChargedOutcome | DomainError => {
         const task = created[i];
         if (!task) return new DomainError('PAYMENT_REQUIRED');
         const webhookKinds = webhookKindsOf(f.postback_url, f.pingback_url);
         const labels = { accountId: account.id, asin: f.asin, marketplace: f.marketplace.code, tag: f.tag };
-        if (!task.fresh) {
+        const urls = { postback: f.postback_url, pingback: f.pingback_url };
+        if (task.state === 'queued') {
           const settle = startOrFail(deps, {
-            ...labels, taskId: id, webhookKinds, urgency: urgencyOfPriority(f.priority), login: account.login, priority: f.priority,
-            webhookUrls: { postback: f.postback_url, pingback: f.pingback_url },
+            ...labels, taskId: id, webhookKinds, urgency: urgencyOfPriority(f.priority), login: account.login, priority: f.priority, webhookUrls: urls,
           });
           return { code: STATUS.TASK_CREATED, cost: task.cost, settle };
         }
-        return finishFromReuse(deps, { id, task, finishedWithWebhooks, webhook: { ...labels, taskId: id, kinds: webhookKinds, urls: { postback: f.postback_url, pingback: f.pingback_url } } });
-      }));
+        // Finished by the statement from the reuse window: completed, or 40402 refunded (cost 0).
+        if (webhookKinds.length) finishedWithWebhooks.push({ ...labels, taskId: id, kinds: webhookKinds, urls });
+        return { code: STATUS.TASK_CREATED, cost: task.cost };
+      });
     },
   });
   await Promise.all(finishedWithWebhooks.map((t) => startWebhooks(deps, t)));
   return batchOutcome(tasks);
-}
-
-/**
- * A task_post task the charge statement met a fresh observation for: completed from it (20000),
- * or, when it says the product does not exist, failed with 40402 and refunded here (cost 0). Its
- * webhooks are queued in `finishedWithWebhooks` once it is finished. Never rejects: when the
- * refund fails the task stays charged and queued, and the reconciler starts its workflow, whose
- * read refunds it.
- */
-async function finishFromReuse(
-  deps: ProductTaskDeps,
-  t: { id: string; task: CreatedTask; webhook: WebhookStart; finishedWithWebhooks: WebhookStart[] },
-): Promise<ChargedOutcome> {
-  let charged = t.task.cost;
-  if (t.task.state !== 'completed') {
-    try {
-      if (await failTask(deps.db, t.id, STATUS.PRODUCT_NOT_FOUND, t.task.fresh!.id)) charged = 0;
-    } catch (error) {
-      deps.logger.error({ err: error, taskId: t.id }, 'could not fail the task from a not_found observation');
-      return { code: STATUS.TASK_CREATED, cost: charged };
-    }
-  }
-  if (t.webhook.kinds.length) t.finishedWithWebhooks.push(t.webhook);
-  return { code: STATUS.TASK_CREATED, cost: charged };
 }
 
 /** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2); labels for the operators' view. */
