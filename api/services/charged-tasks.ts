@@ -149,9 +149,10 @@ export interface ValidElement<F> {
 }
 
 /**
- * Validates every element in order (`validate` throws a `TaskError` for an invalid one: 405xx),
- * then hands all the valid ones to `charge` at once, which charges them in order and answers each:
- * its outcome when it was charged, a `DomainError` (40200) when it was not. When `charge` throws,
+ * Validates every element in order (`validate` throws a `TaskError` for an invalid one: 405xx;
+ * any other error fails that element with 50000), then hands all the valid ones to `charge` at
+ * once, which charges them in order and answers each: its outcome when it was charged, a
+ * `DomainError` (40200) when it was not. When `charge` throws,
  * it must have charged nothing (one statement): every valid element then answers 50000 (with the
  * database fault's message when it was one). Every `settle` is awaited before the answer is built.
  * @throws the request-level errors of `runChargedTasks`
@@ -166,17 +167,16 @@ export async function runChargedBody<F>(
 ): Promise<TaskOutcome[]> {
   const { fn, path, logger } = options;
   const all = elements.map((element) => ({ id: newTaskId(), data: { ...element, api: 'retail', function: fn } as Record<string, unknown>, element }));
+  const answer = new Answer(fn, path, logger);
   const valid: ValidElement<F>[] = [];
   const invalid = new Map<string, DomainError>();
   for (const { id, data, element } of all) {
     try {
       valid.push({ id, data, fields: steps.validate(element) });
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      invalid.set(id, error);
+      invalid.set(id, error instanceof DomainError ? error : answer.unexpectedFailure(error, [id]).failure);
     }
   }
-  const answer = new Answer(fn, path, logger);
   answer.payable = valid.length;
   const outcomes = new Map<string, ChargedOutcome | DomainError>();
   if (valid.length > 0) {
