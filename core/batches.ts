@@ -3,7 +3,8 @@
  * and one `batch_rows` row per data row, holding the task it created or the code that refused it.
  * The tasks of a chunk of rows are charged, stored, recorded and (within the reuse window) finished
  * by task_post's statement (core/tasks.ts `createChargedTasks`), row after row in upload order: a
- * row is charged when the balance left covers its price, and each charge has its ledger entry. Every operation is one statement through the hot-path SQL runner.
+ * row is charged when the balance left covers its price, and each charge has its ledger entry.
+ * Every operation is one statement through the hot-path SQL runner.
  */
 import type { Sql, Statement } from './db/sql.js';
 import { usd } from './ledger.js';
