@@ -1,15 +1,15 @@
 /**
  * Batches of bulk task_post (`text/csv`, `application/x-ndjson`): the `batches` row of an upload
  * and one `batch_rows` row per data row, holding the task it created or the code that refused it.
- * The tasks of a chunk of rows are charged, stored and (within the reuse window) completed by one
- * statement, with the rules of one task_post task (core/tasks.ts `createChargedTask`) applied row
- * after row in upload order: a row is charged when the balance left covers its price, and each
- * charge has its ledger entry. Every operation is one statement through the hot-path SQL runner.
+ * The tasks of a chunk of rows are charged, stored, recorded and (within the reuse window) finished
+ * by task_post's statement (core/tasks.ts `createChargedTasks`), row after row in upload order: a
+ * row is charged when the balance left covers its price, and each charge has its ledger entry.
+ * Every operation is one statement through the hot-path SQL runner.
  */
 import type { Sql, Statement } from './db/sql.js';
 import { usd } from './ledger.js';
-import { STATUS, statusMessage } from './domain/status-codes.js';
 import { OBSERVATION_JOINS, OBSERVATION_JSON, type ObservationJson } from './observation-codec.js';
+import { createChargedTasks, type CreatedTask } from './tasks.js';
 
 /** One valid row of a chunk, ready to be charged (data: the row as received plus `api` and `function`). */
 export interface BatchTaskRow {
@@ -24,16 +24,6 @@ export interface BatchTaskRow {
   tag: string | null;
   postbackUrl: string | null;
   pingbackUrl: string | null;
-}
-
-/** What became of a chunk row: not paid (40200), or its task's state and the fresh observation it met. */
-export interface BatchTaskOutcome {
-  id: string;
-  paid: boolean;
-  /** `queued` (start its workflow) or `completed` (from the reuse window); null when not paid. */
-  state: 'queued' | 'completed' | null;
-  /** The newest observation within the reuse window, whatever its status (a `not_found` one leaves the task queued: fail it with 40402). */
-  fresh: { id: bigint; status: string } | null;
 }
 
 /** A refused row of an upload (not charged). */
@@ -81,90 +71,21 @@ export async function recordRejections(sql: Sql, batchId: string, rows: readonly
   ]);
 }
 
-// Rows' asin as bpchar, the column's type, so the reuse lookup uses the observations index.
-// `walk` visits the rows in upload order with the balance left: a row is paid when it covers the
-// row's price (the task_post rule, element after element); each step reads its price from the
-// array by position, so the walk is linear in the chunk. The account row is locked first, so
-// concurrent charges queue behind the chunk and the balance it walked is the one it updates.
-const CHARGE_CHUNK: Statement = {
-  name: 'batches:charge-chunk',
-  text: `WITH RECURSIVE input AS (
-      SELECT * FROM unnest($3::uuid[], $4::int[], $5::bpchar[], $6::text[], $7::jsonb[], $8::numeric[], $9::int[], $10::text[], $11::text[], $12::text[])
-        WITH ORDINALITY AS t(id, row_no, asin, marketplace, data, cost, priority, tag, postback_url, pingback_url, n)
-    ), acct AS (
-      SELECT id, balance FROM accounts WHERE id = $1::int FOR UPDATE
-    ), walk (n, remaining, paid) AS (
-      SELECT 0::bigint, balance::numeric, false FROM acct
-      UNION ALL
-      SELECT w.n + 1, (CASE WHEN w.remaining >= c.cost THEN w.remaining - c.cost ELSE w.remaining END)::numeric, w.remaining >= c.cost
-      FROM walk w CROSS JOIN LATERAL (SELECT ($8::numeric[])[w.n + 1] AS cost) c
-      WHERE w.n < cardinality($8::numeric[])
-    ), paid AS (
-      SELECT i.*, w.remaining AS balance_after FROM input i JOIN walk w ON w.n = i.n AND w.paid
-    ), charged AS (
-      UPDATE accounts SET balance = accounts.balance - (SELECT sum(cost) FROM paid)
-      WHERE accounts.id = $1::int AND EXISTS (SELECT 1 FROM paid)
-      RETURNING accounts.id
-    ), entries AS (
-      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note)
-      SELECT c.id, 'charge', -p.cost, p.balance_after, p.id, $15 FROM paid p CROSS JOIN charged c
-    ), fresh AS (
-      SELECT p.id AS task_id, f.id AS obs_id, f.status FROM paid p
-      CROSS JOIN LATERAL (
-        SELECT o.id, o.status FROM observations o
-        WHERE $14::timestamptz IS NOT NULL AND o.asin = p.asin AND o.marketplace = p.marketplace AND o.observed_at >= $14::timestamptz
-        ORDER BY o.observed_at DESC LIMIT 1
-      ) f
-    ), task AS (
-      INSERT INTO tasks (id, account_id, endpoint, asin, marketplace, data, cost, expires_at, priority, tag, postback_url, pingback_url,
-        state, status_code, status_message, observation_id, completed_at, reused)
-      SELECT p.id, c.id, 'task_post', p.asin, p.marketplace, p.data, p.cost, $13::timestamptz, p.priority::smallint, p.tag, p.postback_url, p.pingback_url,
-        CASE WHEN usable THEN 'completed' ELSE 'queued' END,
-        CASE WHEN usable THEN ${STATUS.OK} ELSE ${STATUS.TASK_CREATED} END,
-        CASE WHEN usable THEN $17 ELSE $16 END,
-        CASE WHEN usable THEN f.obs_id END,
-        CASE WHEN usable THEN now() END,
-        f.obs_id IS NOT NULL
-      FROM paid p CROSS JOIN charged c LEFT JOIN fresh f ON f.task_id = p.id
-      CROSS JOIN LATERAL (SELECT f.obs_id IS NOT NULL AND f.status <> 'not_found' AS usable) u
-      RETURNING id, state
-    ), recorded AS (
-      INSERT INTO batch_rows (batch_id, row, task_id, asin, marketplace, status_code, status_message)
-      SELECT $2::uuid, i.row_no, t.id, i.asin, i.marketplace,
-        CASE WHEN t.id IS NULL THEN ${STATUS.PAYMENT_REQUIRED} ELSE ${STATUS.TASK_CREATED} END,
-        CASE WHEN t.id IS NULL THEN $18 ELSE $16 END
-      FROM input i LEFT JOIN task t ON t.id = i.id
-    )
-    SELECT i.id::text AS id, t.state, f.obs_id::text AS fresh_id, f.status AS fresh_status
-    FROM input i LEFT JOIN task t ON t.id = i.id LEFT JOIN fresh f ON f.task_id = i.id
-    ORDER BY i.n`,
-};
-
 /**
- * Charges, stores and records a chunk of valid rows of batch `batchId` in one statement (see
- * CHARGE_CHUNK); a row the balance left cannot cover is recorded refused with 40200 and not
- * charged. With `reuseSince`, a task completes at once from the newest observation observed since
- * then unless it is `not_found` (task_post's reuse window).
- * @returns each row's outcome, in input order
+ * Charges, stores and records a chunk of valid rows of batch `batchId` in one statement
+ * (core/tasks.ts `createChargedTasks`, task_post's rules in upload order); a row the balance left
+ * cannot cover is recorded refused with 40200 and not charged. With `reuseSince`, a task finishes
+ * at once from the newest observation observed since then (20000, or 40402 refunded).
+ * @returns each row's task, in input order (null when not paid)
  */
 export async function chargeBatchChunk(
   sql: Sql,
   chunk: { accountId: number; batchId: string; rows: readonly BatchTaskRow[]; expiresAt: Date; reuseSince: Date | null; note: string },
-): Promise<BatchTaskOutcome[]> {
-  if (chunk.rows.length === 0) return [];
-  const r = chunk.rows;
-  const { rows } = await sql.query<{ id: string; state: 'queued' | 'completed' | null; fresh_id: string | null; fresh_status: string | null }>(CHARGE_CHUNK, [
-    chunk.accountId, chunk.batchId, r.map((x) => x.id), r.map((x) => x.row), r.map((x) => x.asin), r.map((x) => x.marketplace),
-    r.map((x) => JSON.stringify(x.data)), r.map((x) => usd(x.cost)), r.map((x) => x.priority), r.map((x) => x.tag),
-    r.map((x) => x.postbackUrl), r.map((x) => x.pingbackUrl), chunk.expiresAt, chunk.reuseSince, chunk.note,
-    statusMessage(STATUS.TASK_CREATED), statusMessage(STATUS.OK), statusMessage(STATUS.PAYMENT_REQUIRED),
-  ]);
-  return rows.map((row) => ({
-    id: row.id,
-    paid: row.state !== null,
-    state: row.state,
-    fresh: row.fresh_id === null ? null : { id: BigInt(row.fresh_id), status: row.fresh_status! },
-  }));
+): Promise<(CreatedTask | null)[]> {
+  return createChargedTasks(sql, {
+    accountId: chunk.accountId, endpoint: 'task_post', expiresAt: chunk.expiresAt, note: chunk.note, batchId: chunk.batchId, tasks: chunk.rows,
+    reuse: chunk.reuseSince ? { since: chunk.reuseSince, markReused: true, collect: false } : undefined,
+  });
 }
 
 const FIND_BATCH: Statement = {

@@ -6,7 +6,7 @@
  * (core/db/sql.ts), so it is atomic without a transaction.
  */
 import type { Db } from './db/db.js';
-import type { Statement } from './db/sql.js';
+import type { Sql, Statement } from './db/sql.js';
 import { usd } from './ledger.js';
 import { asStatusCode, STATUS, statusMessage, type StatusCode } from './domain/status-codes.js';
 import { OBSERVATION_JOINS, OBSERVATION_JSON, productFromJson, type ObservationJson } from './observation-codec.js';
@@ -35,86 +35,165 @@ function outcomeFromSql(row: OutcomeRow): TaskOutcome {
 }
 
 /** What `createChargedTask` stores; `cost` USD, `expiresAt` the end of result retention. */
-export interface NewTask {
-  id: string;
+export interface NewTask extends ChargedTaskInput {
   accountId: number;
   endpoint: 'task_post' | 'live';
+  expiresAt: Date;
+  /** The ledger entry's note (the endpoint). */
+  note: string;
+  /**
+   * Finish the task at once from the newest observation of the product observed at or after
+   * `since`: completed (20000), or failed with 40402 and refunded when it says `not_found`;
+   * `markReused` sets `reused` whenever such an observation exists (task_post's reuse window),
+   * `collect` sets `collected_at` on a task so finished (live answers it at once).
+   */
+  reuse?: { since: Date; markReused: boolean; collect: boolean };
+}
+
+/** One task of `createChargedTasks`; `cost` USD. */
+export interface ChargedTaskInput {
+  id: string;
   asin: string;
   marketplace: string;
   /** The task as received plus `api` and `function`. */
   data: Record<string, unknown>;
   cost: number;
-  expiresAt: Date;
   priority?: number;
   tag?: string | null;
   postbackUrl?: string | null;
   pingbackUrl?: string | null;
-  /** The ledger entry's note (the endpoint). */
-  note: string;
-  /**
-   * Complete the task at once from the newest observation of the product observed at or after
-   * `since`, when there is one and it is not `not_found`; `markReused` sets `reused` whenever such
-   * an observation exists, `not_found` included (task_post's reuse window: the caller fails that
-   * task with 40402 from it), `collect` sets `collected_at` (live answers it at once).
-   */
-  reuse?: { since: Date; markReused: boolean; collect: boolean };
 }
 
-/** The result of `createChargedTask` (null when the balance did not cover the cost). */
-export interface CreatedTask extends TaskOutcome {
-  /** The newest observation within the reuse window, whatever its status; null when none or no reuse. */
-  fresh: { id: bigint; status: string } | null;
+/** The tasks of one request (or one bulk chunk), charged in the order given by `createChargedTasks`. */
+export interface NewTasks extends Pick<NewTask, 'accountId' | 'endpoint' | 'expiresAt' | 'note' | 'reuse'> {
+  tasks: readonly (ChargedTaskInput & { /** The upload's row number (with `batchId`). */ row?: number })[];
+  /** Select each completed task's observation as its `product` (live); otherwise `product` is null. */
+  withProduct?: boolean;
+  /** Record every task, paid or refused with 40200, as a row of this bulk batch (core/batches.ts). */
+  batchId?: string;
 }
 
-const CREATE_CHARGED_TASK: Statement = {
-  name: 'tasks:create-charged',
-  text: `WITH fresh AS (
-      SELECT id, status FROM observations
-      WHERE $15::timestamptz IS NOT NULL AND asin = $4 AND marketplace = $5 AND observed_at >= $15::timestamptz
-      ORDER BY observed_at DESC LIMIT 1
-    ), usable AS (
-      SELECT id FROM fresh WHERE status <> 'not_found'
+/**
+ * A charged task as stored: `queued` (its workflow is to be started), `completed` (20000, from
+ * the reuse window) or `failed` (40402 from a fresh `not_found` observation, refunded: cost 0).
+ */
+export type CreatedTask = TaskOutcome;
+
+// The tasks arrive as one jsonb array, in charging order. The account row is locked first (FOR
+// UPDATE: under READ COMMITTED a concurrent charge of the same account is waited for and its
+// result re-read), so the balance `walk` starts from is the one the UPDATE changes, and
+// concurrent charges queue behind this one. `walk` visits the tasks in order with the balance
+// left (`before`): a task is paid when that balance covers its cost (api-spec.md: 40200 for the
+// others). A task whose fresh observation says `not_found` is charged and refunded at once (40402,
+// as `failTask` would), so its cost stays available to the tasks after it. Each step reads its
+// cost from an array by position, so the walk is linear in the number of tasks. The ledger gets
+// each task's charge (and refund) in task order, with the running balance as `balance_after`.
+// asin is bpchar, the column's type, so the reuse lookup uses the observations index.
+const CHARGE_TASKS: Statement = {
+  name: 'tasks:charge',
+  text: `WITH RECURSIVE input AS (
+      SELECT (e->>'id')::uuid AS id, (e->>'asin')::bpchar AS asin, e->>'marketplace' AS marketplace, e->'data' AS data,
+        (e->>'cost')::numeric AS cost, (e->>'priority')::smallint AS priority, e->>'tag' AS tag,
+        e->>'postback_url' AS postback_url, e->>'pingback_url' AS pingback_url, (e->>'row')::int AS row_no, n
+      FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
+    ), fresh AS (
+      SELECT i.n, f.id AS obs_id, f.status FROM input i
+      CROSS JOIN LATERAL (
+        SELECT o.id, o.status FROM observations o
+        WHERE $6::timestamptz IS NOT NULL AND o.asin = i.asin AND o.marketplace = i.marketplace AND o.observed_at >= $6::timestamptz
+        ORDER BY o.observed_at DESC LIMIT 1
+      ) f
+    ), steps AS (
+      SELECT array_agg(i.cost ORDER BY i.n) AS cost, array_agg(coalesce(f.status = 'not_found', false) ORDER BY i.n) AS refunded
+      FROM input i LEFT JOIN fresh f ON f.n = i.n
+    ), acct AS (
+      SELECT id, balance FROM accounts WHERE id = $1::int FOR UPDATE
+    ), walk (n, before, after, paid, refunded) AS (
+      SELECT 0::bigint, balance::numeric, balance::numeric, false, false FROM acct
+      UNION ALL
+      SELECT w.n + 1, w.after, (CASE WHEN w.after >= s.cost AND NOT s.refunded THEN w.after - s.cost ELSE w.after END)::numeric,
+        w.after >= s.cost, s.refunded
+      FROM walk w CROSS JOIN LATERAL (SELECT cost[w.n + 1] AS cost, refunded[w.n + 1] AS refunded FROM steps) s
+      WHERE s.cost IS NOT NULL
+    ), paid AS (
+      SELECT i.*, w.before, w.refunded FROM input i JOIN walk w ON w.n = i.n AND w.paid
     ), charged AS (
-      UPDATE accounts SET balance = balance - $7::numeric
-      WHERE id = $2::int AND balance >= $7::numeric
-      RETURNING id, balance
-    ), entry AS (
+      UPDATE accounts SET balance = accounts.balance - coalesce((SELECT sum(cost) FROM paid WHERE NOT refunded), 0)
+      WHERE accounts.id = $1::int AND EXISTS (SELECT 1 FROM paid)
+      RETURNING accounts.id
+    ), entries AS (
       INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note)
-      SELECT id, 'charge', -($7::numeric), balance, $1::uuid, $14 FROM charged
+      SELECT c.id, e.kind, e.amount, e.balance_after, e.task_id, e.note FROM (
+        SELECT p.n, 0 AS k, 'charge' AS kind, -p.cost AS amount, p.before - p.cost AS balance_after, p.id AS task_id, $5 AS note FROM paid p
+        UNION ALL
+        SELECT p.n, 1, 'refund', p.cost, p.before, p.id, $15 FROM paid p WHERE p.refunded AND p.cost > 0
+      ) e CROSS JOIN charged c
+      ORDER BY e.n, e.k
     ), task AS (
       INSERT INTO tasks (id, account_id, endpoint, asin, marketplace, data, cost, expires_at, priority, tag, postback_url, pingback_url,
         state, status_code, status_message, observation_id, completed_at, reused, collected_at)
-      SELECT $1::uuid, c.id, $3, $4, $5, $6::jsonb, $7::numeric, $8::timestamptz, $9::smallint, $10, $11, $12,
-        CASE WHEN u.id IS NULL THEN 'queued' ELSE 'completed' END,
-        CASE WHEN u.id IS NULL THEN ${STATUS.TASK_CREATED} ELSE ${STATUS.OK} END,
-        CASE WHEN u.id IS NULL THEN $13 ELSE $16 END,
-        u.id,
-        CASE WHEN u.id IS NULL THEN NULL ELSE now() END,
-        f.id IS NOT NULL AND $17::boolean,
-        CASE WHEN u.id IS NOT NULL AND $18::boolean THEN now() END
-      FROM charged c LEFT JOIN usable u ON true LEFT JOIN fresh f ON true
-      RETURNING state, status_code, status_message, cost, observation_id
+      SELECT p.id, c.id, $3, p.asin, p.marketplace, p.data, CASE WHEN p.refunded THEN 0 ELSE p.cost END, $4::timestamptz, coalesce(p.priority, 1),
+        p.tag, p.postback_url, p.pingback_url,
+        CASE WHEN p.refunded THEN 'failed' WHEN f.obs_id IS NOT NULL THEN 'completed' ELSE 'queued' END,
+        CASE WHEN p.refunded THEN ${STATUS.PRODUCT_NOT_FOUND} WHEN f.obs_id IS NOT NULL THEN ${STATUS.OK} ELSE ${STATUS.TASK_CREATED} END,
+        CASE WHEN p.refunded THEN $14 WHEN f.obs_id IS NOT NULL THEN $12 ELSE $11 END,
+        f.obs_id,
+        CASE WHEN f.obs_id IS NOT NULL THEN now() END,
+        f.obs_id IS NOT NULL AND $7::boolean,
+        CASE WHEN f.obs_id IS NOT NULL AND $8::boolean THEN now() END
+      FROM paid p CROSS JOIN charged c LEFT JOIN fresh f ON f.n = p.n
+      RETURNING id, state, status_code, status_message, cost, observation_id
+    ), recorded AS (
+      INSERT INTO batch_rows (batch_id, row, task_id, asin, marketplace, status_code, status_message)
+      SELECT $10::uuid, i.row_no, t.id, i.asin, i.marketplace,
+        CASE WHEN t.id IS NULL THEN ${STATUS.PAYMENT_REQUIRED} ELSE ${STATUS.TASK_CREATED} END,
+        CASE WHEN t.id IS NULL THEN $13 ELSE $11 END
+      FROM input i LEFT JOIN task t ON t.id = i.id
+      WHERE $10::uuid IS NOT NULL
     )
-    SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, f.id::text AS fresh_id, f.status AS fresh_status, ${OBSERVATION_JSON}
-    FROM task t LEFT JOIN fresh f ON true LEFT JOIN observations o ON o.id = t.observation_id ${OBSERVATION_JOINS}`,
+    SELECT t.state, t.status_code, t.status_message, t.cost::text AS cost, ${OBSERVATION_JSON}
+    FROM input i LEFT JOIN task t ON t.id = i.id
+    LEFT JOIN observations o ON $9::boolean AND o.id = t.observation_id ${OBSERVATION_JOINS}
+    ORDER BY i.n`,
 };
 
 /**
- * Charges the task's cost and stores the task, with its ledger entry, in one statement; with
- * `reuse`, the same statement completes it (20000) from a fresh observation (api-spec.md "Task
- * lifecycle": reuse window, live `max_age_minutes`). A fresh `not_found` observation leaves the
- * task queued and is returned in `fresh`: the caller fails it with 40402, which refunds it.
+ * Charges the tasks in the order given and stores each paid one, with its ledger entry, in one
+ * statement (atomic: when it throws, nothing was charged). A task is paid when the balance left
+ * after the tasks paid before it covers its cost; the others are neither charged nor stored
+ * (40200). With `reuse`, the same statement finishes a paid task from the newest observation of
+ * its product observed since `reuse.since` (api-spec.md "Task lifecycle": reuse window, live
+ * `max_age_minutes`): completed with 20000, or, when the observation says `not_found`, failed with
+ * 40402 and refunded at once (charge and refund entries; its cost stays available to the tasks
+ * after it). Concurrent calls for one account are serialised on the account row, so they never
+ * overdraw it.
+ * @returns one entry per task, in order: null when it was not paid
+ * @throws the driver's error (nothing charged)
+ */
+export async function createChargedTasks(sql: Sql, batch: NewTasks): Promise<(CreatedTask | null)[]> {
+  if (batch.tasks.length === 0) return [];
+  const elements = batch.tasks.map((t) => ({
+    id: t.id, asin: t.asin, marketplace: t.marketplace, data: t.data, cost: usd(t.cost), priority: t.priority ?? 1,
+    tag: t.tag ?? null, postback_url: t.postbackUrl ?? null, pingback_url: t.pingbackUrl ?? null, row: t.row ?? null,
+  }));
+  const { rows } = await sql.query<Omit<OutcomeRow, 'state'> & { state: string | null }>(CHARGE_TASKS, [
+    batch.accountId, JSON.stringify(elements), batch.endpoint, batch.expiresAt, batch.note,
+    batch.reuse?.since ?? null, batch.reuse?.markReused ?? false, batch.reuse?.collect ?? false, batch.withProduct ?? false, batch.batchId ?? null,
+    statusMessage(STATUS.TASK_CREATED), statusMessage(STATUS.OK), statusMessage(STATUS.PAYMENT_REQUIRED), statusMessage(STATUS.PRODUCT_NOT_FOUND),
+    `task ${STATUS.PRODUCT_NOT_FOUND}`,
+  ]);
+  return rows.map((row) => (row.state === null ? null : outcomeFromSql(row as OutcomeRow)));
+}
+
+/**
+ * Charges one task and stores it (`createChargedTasks` with one task, its observation's Product
+ * selected: live answers a cache hit from it).
  * @returns null when the balance does not cover the cost (nothing is written: 40200).
  */
 export async function createChargedTask(db: Db, task: NewTask): Promise<CreatedTask | null> {
-  const { rows } = await db.sql.query<OutcomeRow & { fresh_id: string | null; fresh_status: string | null }>(CREATE_CHARGED_TASK, [
-    task.id, task.accountId, task.endpoint, task.asin, task.marketplace, JSON.stringify(task.data), usd(task.cost), task.expiresAt,
-    task.priority ?? 1, task.tag ?? null, task.postbackUrl ?? null, task.pingbackUrl ?? null, statusMessage(STATUS.TASK_CREATED), task.note,
-    task.reuse?.since ?? null, statusMessage(STATUS.OK), task.reuse?.markReused ?? false, task.reuse?.collect ?? false,
-  ]);
-  const row = rows[0];
-  if (!row) return null;
-  return { ...outcomeFromSql(row), fresh: row.fresh_id === null ? null : { id: BigInt(row.fresh_id), status: row.fresh_status! } };
+  const { accountId, endpoint, expiresAt, note, reuse, ...one } = task;
+  const [created] = await createChargedTasks(db.sql, { accountId, endpoint, expiresAt, note, reuse, withProduct: true, tasks: [one] });
+  return created ?? null;
 }
 
 const COLLECT_OUTCOME: Statement = {

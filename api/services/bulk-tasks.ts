@@ -28,7 +28,6 @@ import { DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { planOf, taskPostPrice } from '../../core/pricing.js';
 import type { AccountRateLimits } from '../../core/rate-limits.js';
-import { failTask } from '../../core/tasks.js';
 import { BULK_LIMITS, type BulkFormat } from '../../core/validation/analytics.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
 import { taskPostTask, webhookUrlChecks } from '../../core/validation/requests.js';
@@ -162,19 +161,15 @@ export async function bulkTaskPost(deps: BulkDeps, account: AuthAccount, upload:
     const finished: PendingRow[] = [];
     for (const [i, outcome] of outcomes.entries()) {
       const row = charged[i]!;
-      if (!outcome.paid) {
+      if (!outcome) {
         tally.refuse(row.row, STATUS.PAYMENT_REQUIRED, statusMessage(STATUS.PAYMENT_REQUIRED));
-      } else if (outcome.state === 'completed') {
-        tally.accept(row.cost);
-        finished.push(row);
-      } else if (outcome.fresh?.status === 'not_found') {
-        // As task_post: a fresh not_found observation fails the task with 40402, refunded at once.
-        const refunded = await failTask(deps.db, row.id, STATUS.PRODUCT_NOT_FOUND, outcome.fresh.id);
-        tally.accept(refunded ? 0 : row.cost);
-        if (refunded) finished.push(row);
-      } else {
+      } else if (outcome.state === 'queued') {
         tally.accept(row.cost);
         toStart.push(row);
+      } else {
+        // Finished by the statement from the reuse window: completed, or 40402 refunded (cost 0).
+        tally.accept(outcome.cost);
+        finished.push(row);
       }
     }
     // The previous chunk's starts finish before this chunk's begin: at most two chunks in flight.

@@ -1,10 +1,12 @@
 /**
- * The per-element loop of charged array endpoints (task_post, history), with the spec's
+ * The element loops of charged array endpoints (task_post, history, stats), with the spec's
  * request-level rules applied once (api-spec.md "Errors"): HTTP 402 / 40200 when the balance covers
  * no valid task, HTTP 400 with the first task's code when no task is valid; otherwise each element
- * answers at task level. An unexpected error in one element (a database error, say) fails that
- * element alone with 50000, so the elements already charged are answered, never stranded behind a
- * 500 that the client would retry and pay again.
+ * answers at task level. An unexpected error fails the elements it concerns with 50000, so the
+ * elements already charged are answered, never stranded behind a 500 that the client would retry
+ * and pay again. Two loops share those rules: `runChargedTasks` handles one element after another
+ * (one charge per element), `runChargedBody` validates every element first and charges all the
+ * valid ones at once (task_post: one statement per body).
  */
 import { databaseFaultError } from '../../core/db/faults.js';
 import { DomainError } from '../../core/errors.js';
@@ -39,6 +41,59 @@ export interface ChargedOutcome {
   settle?: Promise<DomainError | undefined>;
 }
 
+/** The answer being built: one task per element, in order, and the request-level rules at the end. */
+class Answer {
+  readonly tasks: TaskOutcome[] = [];
+  readonly errors: (DomainError | undefined)[] = [];
+  readonly pending: Promise<void>[] = [];
+  unexpected: unknown;
+  payable = 0;
+  paid = 0;
+
+  constructor(private readonly fn: string, private readonly path: string[], private readonly logger: Logger) {}
+
+  /** Records a failed element (`error` is its task-level code). */
+  fail(id: string, data: Record<string, unknown>, error: DomainError): void {
+    this.errors.push(error);
+    this.tasks.push(taskOutcome({ id, code: error.code, message: error.message, path: this.path, data }));
+  }
+
+  /** Records a successful element; its `settle` may still replace it with an error. */
+  succeed(id: string, data: Record<string, unknown>, outcome: ChargedOutcome): void {
+    const index = this.tasks.length;
+    this.errors.push(undefined);
+    this.tasks.push(taskOutcome({ id, code: outcome.code, cost: outcome.cost, path: this.path, data, result: outcome.result }));
+    if (!outcome.settle) return;
+    this.pending.push(outcome.settle.then((error) => {
+      if (!error) return;
+      this.errors[index] = error;
+      this.tasks[index] = taskOutcome({ id, code: error.code, message: error.message, path: this.path, data });
+    }));
+  }
+
+  /**
+   * The element error of an unexpected failure (50000, with the database fault's message when it
+   * was one); logged, and kept for the request-level rule.
+   */
+  unexpectedFailure(error: unknown, taskIds: string[]): { failure: DomainError; fault: boolean } {
+    this.logger.error({ err: error, taskIds, fn: this.fn }, 'unexpected error; the tasks concerned answer 50000');
+    this.unexpected ??= error;
+    const faultAnswer = databaseFaultError(error);
+    return { failure: new DomainError('INTERNAL_ERROR', { message: faultAnswer?.message }), fault: faultAnswer !== undefined };
+  }
+
+  /** Waits for every `settle`, then applies the request-level rules (see `runChargedTasks`). */
+  async done(): Promise<TaskOutcome[]> {
+    await Promise.all(this.pending);
+    if (this.unexpected !== undefined && this.errors.every((e) => e)) {
+      throw databaseFaultError(this.unexpected) ?? new DomainError('INTERNAL_ERROR', { cause: this.unexpected });
+    }
+    if (this.payable > 0 && this.paid === 0) throw new DomainError('PAYMENT_REQUIRED');
+    failRequestIfNoneValid(this.errors);
+    return this.tasks;
+  }
+}
+
 /**
  * Runs `handle` for every element in order. A `TaskError` thrown by the handler fails that element
  * only (40200 for an unaffordable one). Any other error is logged and fails that element only with
@@ -58,52 +113,89 @@ export async function runChargedTasks(
   handle: (element: Record<string, unknown>, ctx: ChargedElement) => Promise<ChargedOutcome>,
 ): Promise<TaskOutcome[]> {
   const { fn, path, logger } = options;
-  const tasks: TaskOutcome[] = [];
-  const errors: (DomainError | undefined)[] = [];
-  const pending: Promise<void>[] = [];
-  let unexpected: unknown;
+  const answer = new Answer(fn, path, logger);
   let fault: DomainError | undefined;
-  let payable = 0;
-  let paid = 0;
   for (const element of elements) {
     const id = newTaskId();
     const data = { ...element, api: 'retail', function: fn };
-    const fail = (error: DomainError) => taskOutcome({ id, code: error.code, message: error.message, path, data });
     if (fault) {
-      errors.push(fault);
-      tasks.push(fail(fault));
+      answer.fail(id, data, fault);
       continue;
     }
     try {
-      const outcome = await handle(element, { id, data, payable: () => void payable++, paid: () => void paid++ });
-      const index = tasks.length;
-      errors.push(undefined);
-      tasks.push(taskOutcome({ id, code: outcome.code, cost: outcome.cost, path, data, result: outcome.result }));
-      if (outcome.settle) {
-        pending.push(outcome.settle.then((error) => {
-          if (!error) return;
-          errors[index] = error;
-          tasks[index] = fail(error);
-        }));
-      }
+      const outcome = await handle(element, { id, data, payable: () => void answer.payable++, paid: () => void answer.paid++ });
+      answer.succeed(id, data, outcome);
     } catch (error) {
-      let failure: DomainError;
       if (error instanceof DomainError) {
-        failure = error;
+        answer.fail(id, data, error);
       } else {
-        logger.error({ err: error, taskId: id, fn }, 'unexpected error in one task; the task answers 50000');
-        unexpected ??= error;
-        const faultAnswer = databaseFaultError(error);
-        failure = new DomainError('INTERNAL_ERROR', { message: faultAnswer?.message });
-        if (faultAnswer) fault = failure;
+        const unexpected = answer.unexpectedFailure(error, [id]);
+        if (unexpected.fault) fault = unexpected.failure;
+        answer.fail(id, data, unexpected.failure);
       }
-      errors.push(failure);
-      tasks.push(fail(failure));
     }
   }
-  await Promise.all(pending);
-  if (unexpected !== undefined && errors.every((e) => e)) throw databaseFaultError(unexpected) ?? new DomainError('INTERNAL_ERROR', { cause: unexpected });
-  if (payable > 0 && paid === 0) throw new DomainError('PAYMENT_REQUIRED');
-  failRequestIfNoneValid(errors);
-  return tasks;
+  return answer.done();
+}
+
+/** A valid element of a body, as `runChargedBody` gives it to `charge`. */
+export interface ValidElement<F> {
+  /** The task id (UUID, MMDDHHmm first). */
+  id: string;
+  /** The element as received plus `api` and `function`, echoed in the task. */
+  data: Record<string, unknown>;
+  /** What `validate` read from it. */
+  fields: F;
+}
+
+/**
+ * Validates every element in order (`validate` throws a `TaskError` for an invalid one: 405xx;
+ * any other error fails that element with 50000), then hands all the valid ones to `charge` at
+ * once, which charges them in order and answers each: its outcome when it was charged, a
+ * `DomainError` (40200) when it was not. When `charge` throws,
+ * it must have charged nothing (one statement): every valid element then answers 50000 (with the
+ * database fault's message when it was one). Every `settle` is awaited before the answer is built.
+ * @throws the request-level errors of `runChargedTasks`
+ */
+export async function runChargedBody<F>(
+  elements: Record<string, unknown>[],
+  options: { fn: string; path: string[]; logger: Logger },
+  steps: {
+    validate: (element: Record<string, unknown>) => F;
+    charge: (valid: ValidElement<F>[]) => Promise<(ChargedOutcome | DomainError)[]>;
+  },
+): Promise<TaskOutcome[]> {
+  const { fn, path, logger } = options;
+  const all = elements.map((element) => ({ id: newTaskId(), data: { ...element, api: 'retail', function: fn } as Record<string, unknown>, element }));
+  const answer = new Answer(fn, path, logger);
+  const valid: ValidElement<F>[] = [];
+  const invalid = new Map<string, DomainError>();
+  for (const { id, data, element } of all) {
+    try {
+      valid.push({ id, data, fields: steps.validate(element) });
+    } catch (error) {
+      invalid.set(id, error instanceof DomainError ? error : answer.unexpectedFailure(error, [id]).failure);
+    }
+  }
+  answer.payable = valid.length;
+  const outcomes = new Map<string, ChargedOutcome | DomainError>();
+  if (valid.length > 0) {
+    try {
+      const charged = await steps.charge(valid);
+      valid.forEach((v, i) => outcomes.set(v.id, charged[i]!));
+    } catch (error) {
+      const failure = error instanceof DomainError ? error : answer.unexpectedFailure(error, valid.map((v) => v.id)).failure;
+      for (const v of valid) outcomes.set(v.id, failure);
+    }
+  }
+  for (const { id, data } of all) {
+    const outcome = invalid.get(id) ?? outcomes.get(id)!;
+    if (outcome instanceof DomainError) {
+      answer.fail(id, data, outcome);
+    } else {
+      answer.paid++;
+      answer.succeed(id, data, outcome);
+    }
+  }
+  return answer.done();
 }

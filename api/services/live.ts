@@ -42,31 +42,27 @@ export async function live(deps: ProductTaskDeps, account: AuthAccount, body: un
     throw error;
   }
   const cost = planOf(account.plan).rates.live;
-  // Cache hit: one statement charges, stores the task and completes it from the fresh observation.
+  // Cache hit: one statement charges, stores the task and finishes it from the fresh observation.
   const reuse = maxAgeMinutes > 0 ? { since: new Date(Date.now() - maxAgeMinutes * 60_000), markReused: false, collect: true } : undefined;
   const created = await createChargedTask(deps.db, {
     id, accountId: account.id, endpoint: 'live', asin, marketplace, data, cost, expiresAt: new Date(Date.now() + retentionMs(deps.config)), note: 'live', reuse,
   });
   if (!created) throw new DomainError('PAYMENT_REQUIRED');
 
+  // Finished by the statement: a cache hit (20000), or a fresh not_found observation (40402, refunded).
   let task: TaskOutcome = created;
-  if (created.state !== 'completed') {
-    if (created.fresh) {
-      // The fresh observation says the product does not exist: 40402, refunded.
-      await failTask(deps.db, id, STATUS.PRODUCT_NOT_FOUND, created.fresh.id);
-    } else {
-      const budgetMs = deps.config.LIVE_BUDGET;
-      try {
-        await deps.launcher.start({ taskId: id, asin, marketplace, budgetMs, urgency: 'live', accountId: account.id, login: account.login });
-        const finished = await deps.launcher.waitFor(id, budgetMs);
-        if (!finished) {
-          await failTask(deps.db, id, STATUS.SOURCE_UNAVAILABLE);
-          await deps.launcher.cancel(id);
-        }
-      } catch (error) {
-        deps.logger.error({ err: error, taskId: id }, 'live read failed');
+  if (created.state === 'queued') {
+    const budgetMs = deps.config.LIVE_BUDGET;
+    try {
+      await deps.launcher.start({ taskId: id, asin, marketplace, budgetMs, urgency: 'live', accountId: account.id, login: account.login });
+      const finished = await deps.launcher.waitFor(id, budgetMs);
+      if (!finished) {
         await failTask(deps.db, id, STATUS.SOURCE_UNAVAILABLE);
+        await deps.launcher.cancel(id);
       }
+    } catch (error) {
+      deps.logger.error({ err: error, taskId: id }, 'live read failed');
+      await failTask(deps.db, id, STATUS.SOURCE_UNAVAILABLE);
     }
     task = await collectTaskOutcome(deps.db, id);
     if (task.state !== 'completed' && task.state !== 'failed') {

@@ -2,13 +2,13 @@
  * task_post (api-spec.md "Product endpoints", "Task lifecycle"); task_get and tasks_ready are
  * core/services/task-results.ts.
  */
-import { runChargedTasks } from './charged-tasks.js';
+import { runChargedBody, type ChargedOutcome } from './charged-tasks.js';
 import type { Config } from '../../core/config.js';
 import type { Db } from '../../core/db/db.js';
 import { DomainError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { planOf } from '../../core/pricing.js';
-import { createChargedTask, failTask } from '../../core/tasks.js';
+import { planOf, taskPostPrice } from '../../core/pricing.js';
+import { createChargedTasks, failTask } from '../../core/tasks.js';
 import type { AuthAccount } from '../../core/authentication.js';
 import { batchOutcome, PRODUCT_API_PREFIX, type BatchOutcome } from '../../core/domain/outcomes.js';
 import { readTaskFields } from '../../core/validation/read-fields.js';
@@ -34,59 +34,51 @@ export interface ProductTaskDeps {
 const API_PREFIX = PRODUCT_API_PREFIX;
 
 /**
- * POST task_post: validates each element, charges each valid one in order (40200 for those the
- * balance cannot cover; HTTP 402 when none can be paid), completes at once from an observation
- * younger than REUSE_WINDOW, otherwise starts its workflow. Acceptance is atomic per element: its
- * charge and task row are one statement, and its workflow start (under way while later elements
- * are handled; the answer waits for every start) either succeeds or the task fails with 50301 and
- * is refunded (cost 0 in the answer). A task left charged without a workflow by an error after its
- * charge, or by the process dying, is started or refunded by the worker's task reconciler.
+ * POST task_post: validates each element, then charges the valid ones in order in one statement
+ * (core/tasks.ts `createChargedTasks`: 40200 for those the balance left cannot cover; HTTP 402
+ * when none can be paid), each finished at once from an observation younger than REUSE_WINDOW
+ * (20000, or 40402 refunded when it says `not_found`) or else queued. The statement is atomic:
+ * when it fails, every valid element answers 50000 and nothing is charged. Each queued task's
+ * workflow start (all under way at once; the answer waits for every start) either succeeds or the
+ * task fails with 50301 and is refunded (cost 0 in the answer). A task left charged without a workflow by an error after the statement, or by the
+ * process dying, is started or refunded by the worker's task reconciler.
  */
 export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
   const plan = planOf(account.plan);
-  const rates = plan.rates;
   if (!plan.features.highPriority && elements.some((e) => e.priority === 2)) throw new DomainError('FEATURE_NOT_AVAILABLE');
   const path = [...API_PREFIX, 'task_post'];
+  const checks = webhookUrlChecks({ allowlist: deps.config.WEBHOOK_ALLOWLIST, ports: deps.config.WEBHOOK_PORTS });
   const finishedWithWebhooks: WebhookStart[] = [];
-  const tasks = await runChargedTasks(elements, { fn: 'task_post', path, logger: deps.logger }, async (element, { id, data, payable, paid }) => {
-    const { asin, marketplace, priority, tag, postback_url: postbackUrl, pingback_url: pingbackUrl } = readTaskFields(taskPostTask, element, webhookUrlChecks({ allowlist: deps.config.WEBHOOK_ALLOWLIST, ports: deps.config.WEBHOOK_PORTS }));
-    const webhookKinds = webhookKindsOf(postbackUrl, pingbackUrl);
-    payable();
-    const cost = priority === 2 ? rates.task_post_high : rates.task_post;
-    // One statement charges, stores the task and, within the reuse window, completes it
-    // (core/tasks.ts `createChargedTask`): no transaction held open across round trips. When it
-    // throws, nothing was charged.
-    const reuseWindow = deps.config.REUSE_WINDOW;
-    const created = await createChargedTask(deps.db, {
-      id, accountId: account.id, endpoint: 'task_post', asin, marketplace: marketplace.code, data, cost,
-      expiresAt: new Date(Date.now() + retentionMs(deps.config)), priority, tag, postbackUrl, pingbackUrl, note: 'task_post',
-      reuse: reuseWindow > 0 ? { since: new Date(Date.now() - reuseWindow), markReused: true, collect: false } : undefined,
-    });
-    if (!created) throw new DomainError('PAYMENT_REQUIRED');
-    paid();
-    if (!created.fresh) {
-      const settle = startOrFail(deps, {
-        taskId: id, asin, marketplace: marketplace.code, webhookKinds, urgency: urgencyOfPriority(priority), accountId: account.id,
-        login: account.login, tag, priority, webhookUrls: { postback: postbackUrl, pingback: pingbackUrl },
+  const tasks = await runChargedBody(elements, { fn: 'task_post', path, logger: deps.logger }, {
+    validate: (element) => readTaskFields(taskPostTask, element, checks),
+    charge: async (valid) => {
+      const reuseWindow = deps.config.REUSE_WINDOW;
+      const created = await createChargedTasks(deps.db.sql, {
+        accountId: account.id, endpoint: 'task_post', note: 'task_post', expiresAt: new Date(Date.now() + retentionMs(deps.config)),
+        reuse: reuseWindow > 0 ? { since: new Date(Date.now() - reuseWindow), markReused: true, collect: false } : undefined,
+        tasks: valid.map(({ id, data, fields: f }) => ({
+          id, data, asin: f.asin, marketplace: f.marketplace.code, cost: taskPostPrice(plan.rates, f.priority), priority: f.priority,
+          tag: f.tag, postbackUrl: f.postback_url, pingbackUrl: f.pingback_url,
+        })),
       });
-      return { code: STATUS.TASK_CREATED, cost: created.cost, settle };
-    }
-    // Completed at once from the reuse window; a not_found observation is refunded at once (40402).
-    let charged = created.cost;
-    if (created.state !== 'completed') {
-      try {
-        if (await failTask(deps.db, id, STATUS.PRODUCT_NOT_FOUND, created.fresh.id)) charged = 0;
-      } catch (error) {
-        // Charged and still queued: the reconciler starts its workflow, whose read refunds it.
-        deps.logger.error({ err: error, taskId: id }, 'could not fail the task from a not_found observation');
-        return { code: STATUS.TASK_CREATED, cost: charged };
-      }
-    }
-    if (webhookKinds.length) {
-      finishedWithWebhooks.push({ taskId: id, kinds: webhookKinds, accountId: account.id, asin, marketplace: marketplace.code, tag, urls: { postback: postbackUrl, pingback: pingbackUrl } });
-    }
-    return { code: STATUS.TASK_CREATED, cost: charged };
+      return valid.map(({ id, fields: f }, i): ChargedOutcome | DomainError => {
+        const task = created[i];
+        if (!task) return new DomainError('PAYMENT_REQUIRED');
+        const webhookKinds = webhookKindsOf(f.postback_url, f.pingback_url);
+        const labels = { accountId: account.id, asin: f.asin, marketplace: f.marketplace.code, tag: f.tag };
+        const urls = { postback: f.postback_url, pingback: f.pingback_url };
+        if (task.state === 'queued') {
+          const settle = startOrFail(deps, {
+            ...labels, taskId: id, webhookKinds, urgency: urgencyOfPriority(f.priority), login: account.login, priority: f.priority, webhookUrls: urls,
+          });
+          return { code: STATUS.TASK_CREATED, cost: task.cost, settle };
+        }
+        // Finished by the statement from the reuse window: completed, or 40402 refunded (cost 0).
+        if (webhookKinds.length) finishedWithWebhooks.push({ ...labels, taskId: id, kinds: webhookKinds, urls });
+        return { code: STATUS.TASK_CREATED, cost: task.cost };
+      });
+    },
   });
   await Promise.all(finishedWithWebhooks.map((t) => startWebhooks(deps, t)));
   return batchOutcome(tasks);

@@ -1,6 +1,6 @@
 /**
  * The API's hot paths after their move to one statement each (authentication with rate limiting,
- * task_get, tasks_ready, task_post's charge and task, history's rows, the live cache hit, the usage
+ * task_get, tasks_ready, task_post's charge and tasks (one statement per body), history's rows, the live cache hit, the usage
  * meter), over HTTP against buildApp on both
  * databases: the answers, charges, refunds, collection and rate limits a user sees
  * (api-spec.md "Product endpoints", "Task lifecycle", "Limits", "Errors").
@@ -107,7 +107,7 @@ describe.each(['pglite', 'postgres'] as const)('hot paths on %s', (database) => 
     });
   });
 
-  describe('task_post (one statement per task)', () => {
+  describe('task_post (one statement per body)', () => {
     it('in order: reused from the window, refunded from a not_found one, queued, priority 2, and 40200 once the balance runs out', async () => {
       await storeObservation(app.db, product('B0HOT00020', 50));
       await storeObservation(app.db, product('B0HOT00021', 5, 'not_found'));

@@ -2,8 +2,9 @@
  * No stranded charge (api-spec.md charging rules; operations-contract.md `Idempotency-Key`): the
  * API on PGlite and on the real PostgreSQL, with the real Temporal dev server (no worker: a started
  * workflow simply waits in its queue, which is what "the task has a workflow" means here).
- * - an element that fails unexpectedly (a NUL character the database refuses, an error the database
- *   raises) fails alone; every charged element has its workflow or was refunded;
+ * - an element the database could not store (a NUL character) is refused alone; an error the
+ *   database raises while charging a body fails the whole body (one statement), charging nothing;
+ *   every charged element has its workflow or was refunded;
  * - a workflow start Temporal refuses (a namespace it does not have) answers 50301 at cost 0;
  * - the task reconciler starts the workflow of a charged task left without one (the state a process
  *   dying between charge and start leaves), refunds tasks whose workflow closed and orphaned live
@@ -127,26 +128,34 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await prisma.task.count({ where: { accountId: id } })).toBe(4);
     });
 
-    it('an error the database raises on element 3 of 5 fails that element alone (50000, not charged); the rest are charged with their workflows', async () => {
-      // A real database failure on one statement: a trigger that refuses one tag.
+    it('an error the database raises while charging a body (on element 3 of 5) fails every element with 50000: nothing charged or stored, no workflow; the body without it is charged', async () => {
+      // A real database failure inside the charge statement: a trigger that refuses one tag.
       await prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_one_tag() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN IF NEW.tag = 'refused-by-the-database' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`);
       await prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_one_tag BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_one_tag()`);
       try {
         const { id, key } = await account(1);
         const body = [element(1), element(2), element(3, { tag: 'refused-by-the-database' }), element(4), element(5, { priority: 2 })];
+        // One statement charges the whole body, so it fails as a whole: no element succeeded, and the
+        // request answers 500 / 50000, which the client can retry without paying twice.
         const res = await call(`${api.url}/v1/retail/product/task_post`, key, body);
-        expect(res.status).toBe(200);
-        expect(res.body.tasks.map((t: any) => t.status_code)).toEqual([20100, 20100, 50000, 20100, 20100]);
-        expect(res.body.tasks[2]).toMatchObject({ status_message: 'Internal error.', cost: 0 });
-        expect(res.body.tasks_error).toBe(1);
+        expect(res.status).toBe(500);
+        expect(res.body).toMatchObject({ status_code: 50000, cost: 0 });
+        const untouched = await expectNoStrandedCharge(id);
+        expect(untouched.balance).toBeCloseTo(1, 9);
+        expect(untouched.entries.map((e) => e.kind)).toEqual(['topup']);
+        expect(await prisma.task.count({ where: { accountId: id } })).toBe(0);
+        // An invalid element beside them answers its own code, and changes nothing else.
+        const mixed = await call(`${api.url}/v1/retail/product/task_post`, key, [{ asin: 'nope', marketplace: 'com' }, ...body]);
+        expect(mixed.status).toBe(500);
+        expect(mixed.body.status_code).toBe(50000);
+        expect(await prisma.task.count({ where: { accountId: id } })).toBe(0);
+
+        const retried = await call(`${api.url}/v1/retail/product/task_post`, key, body.filter((_, i) => i !== 2));
+        expect(retried.status).toBe(200);
+        expect(retried.body.tasks.map((t: any) => t.status_code)).toEqual([20100, 20100, 20100, 20100]);
         const money = await expectNoStrandedCharge(id);
         expect(money.balance).toBeCloseTo(1 - 3 * rates.task_post - rates.task_post_high, 9);
-        // Every element refused by the database: nothing charged, a request-level 500.
-        const all = await call(`${api.url}/v1/retail/product/task_post`, key, [element(1, { tag: 'refused-by-the-database' })]);
-        expect(all.status).toBe(500);
-        expect(all.body.status_code).toBe(50000);
-        expect((await accountMoney(prisma, { id })).balance).toBeCloseTo(money.balance, 9);
       } finally {
         await prisma.$executeRawUnsafe('DROP TRIGGER refuse_one_tag ON tasks');
       }
