@@ -8,10 +8,15 @@
  * on PGlite, the database: the worker runs in it, as `npm start` runs it) and of Chromium's
  * processes. After a warm-up (a fifth of the run, at most 5 minutes) the first minute's median RSS
  * is the baseline; the figure is the last minute's median against it, and the extremes of every
- * sample after the warm-up (target: within ±10 %). Then the service stops, and no Chromium process
- * it started may be left.
+ * sample after the warm-up (target: within ±10 %). Each sample also splits the RSS by what the
+ * process reports about itself (the service runs in this process): the main thread's V8 heap
+ * (used, total), external and ArrayBuffer memory, the parse threads' heaps and PGlite's WASM memory
+ * (the gauges of core/metrics.ts), and the rest (native: Node, Temporal's core, code, allocator);
+ * the report prints each part at the baseline and in the last minute. Then the service stops, and
+ * no Chromium process it started may be left.
  */
 import fs from 'node:fs';
+import { embeddedDatabaseMemory, parseThreadHeap } from '../core/metrics.js';
 import { call } from './http.js';
 import { envInt, fmt, p50 } from './machine.js';
 import { replayDir, replayProducts } from './pages.js';
@@ -21,6 +26,11 @@ const minutesArg = process.argv.indexOf('--minutes');
 const MINUTES = minutesArg > 0 ? Number(process.argv[minutesArg + 1]) : envInt('BENCH_SOAK_MINUTES', 30);
 if (!(MINUTES > 0)) throw new Error('--minutes: a positive number');
 const SAMPLE_MS = 10_000;
+/**
+ * The service's log lines are captured in this process; the soak reads none of them, so they are
+ * dropped as they come (BENCH_SOAK_KEEP_LOGS=1 keeps them all, as the soak did before, to compare).
+ */
+const KEEP_LOGS = envInt('BENCH_SOAK_KEEP_LOGS', 0) === 1;
 
 /** Processes descending from `root`, with their command name (from /proc). */
 function descendants(root: number): { pid: number; comm: string }[] {
@@ -61,17 +71,58 @@ function rssMiB(pid: number): number {
 
 const isChromium = (comm: string): boolean => /chrom/i.test(comm);
 
+const MiB = 1024 * 1024;
+
+/** What the service's process is made of, MiB: the parts `split()` reports. */
+interface Split {
+  mainHeapUsed: number;
+  mainHeapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  threadHeapUsed: number;
+  threadHeapTotal: number;
+  threads: number;
+  wasm: number;
+}
+
+const SPLIT_LABELS: Record<keyof Split, string> = {
+  mainHeapUsed: 'main thread V8 heap used',
+  mainHeapTotal: 'main thread V8 heap total',
+  external: 'main thread external (incl. ArrayBuffers)',
+  arrayBuffers: 'main thread ArrayBuffers',
+  threadHeapUsed: 'parse threads V8 heap used',
+  threadHeapTotal: 'parse threads V8 heap total',
+  threads: 'parse threads',
+  wasm: 'PGlite WASM memory',
+};
+
+/** The split of this process's memory (the service runs in it), MiB. */
+async function split(): Promise<Split> {
+  const m = process.memoryUsage();
+  const threads = (await parseThreadHeap.get()).values;
+  const sum = (kind: string) => threads.filter((v) => v.labels.kind === kind).reduce((a, v) => a + v.value, 0) / MiB;
+  const wasm = (await embeddedDatabaseMemory.get()).values[0]?.value ?? 0;
+  return {
+    mainHeapUsed: m.heapUsed / MiB, mainHeapTotal: m.heapTotal / MiB, external: m.external / MiB, arrayBuffers: m.arrayBuffers / MiB,
+    threadHeapUsed: sum('used'), threadHeapTotal: sum('total'), threads: threads.filter((v) => v.labels.kind === 'used').length, wasm: wasm / MiB,
+  };
+}
+
+/** RSS not accounted for by the V8 heaps (their total size), the main thread's external memory or the WASM memory, MiB. */
+const rest = (rss: number, s: Split): number => rss - s.mainHeapTotal - s.external - s.threadHeapTotal - s.wasm;
+
 await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW: '0s' }, async (bench, results) => {
   const account = await benchAccount(bench.db);
   const products = await replayProducts(replayDir());
   const endAt = Date.now() + MINUTES * 60_000;
   const warmupMs = Math.min(5 * 60_000, (MINUTES * 60_000) / 5);
   const startedAt = Date.now();
-  const samples: { at: number; rss: number; chromium: number; chromiumProcs: number }[] = [];
+  const samples: { at: number; rss: number; chromium: number; chromiumProcs: number; split: Split }[] = [];
   let posted = 0;
   let next = 0;
   let lastSample = 0;
   while (Date.now() < endAt) {
+    if (!KEEP_LOGS) bench.logs.discard();
     const open = await bench.db.prisma.task.count({ where: { completedAt: null } });
     if (open < 100) {
       const body = Array.from({ length: 100 }, () => {
@@ -85,9 +136,16 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
     if (Date.now() - lastSample >= SAMPLE_MS) {
       lastSample = Date.now();
       const chromium = descendants(process.pid).filter((p) => isChromium(p.comm));
-      samples.push({ at: lastSample - startedAt, rss: rssMiB(process.pid), chromium: chromium.reduce((a, p) => a + rssMiB(p.pid), 0), chromiumProcs: chromium.length });
+      const parts = await split();
+      samples.push({ at: lastSample - startedAt, rss: rssMiB(process.pid), chromium: chromium.reduce((a, p) => a + rssMiB(p.pid), 0), chromiumProcs: chromium.length, split: parts });
       const s = samples.at(-1)!;
-      if (samples.length % 6 === 1) console.log(`  ${(s.at / 60_000).toFixed(1)} min: service RSS ${s.rss.toFixed(0)} MiB, Chromium ${s.chromium.toFixed(0)} MiB in ${s.chromiumProcs} processes; ${posted} tasks posted`);
+      if (samples.length % 6 === 1) {
+        console.log(
+          `  ${(s.at / 60_000).toFixed(1)} min: service RSS ${s.rss.toFixed(0)} MiB (main heap ${parts.mainHeapUsed.toFixed(0)}/${parts.mainHeapTotal.toFixed(0)}, ` +
+          `external ${parts.external.toFixed(0)}, parse threads ${parts.threadHeapUsed.toFixed(0)}/${parts.threadHeapTotal.toFixed(0)}, WASM ${parts.wasm.toFixed(0)}, ` +
+          `rest ${rest(s.rss, parts).toFixed(0)}), Chromium ${s.chromium.toFixed(0)} MiB in ${s.chromiumProcs} processes; ${posted} tasks posted`,
+        );
+      }
     }
     await sleep(2000);
   }
@@ -98,6 +156,23 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
   const change = (x: number) => (100 * (x - baseline)) / baseline;
   const lo = Math.min(...after.map((s) => s.rss));
   const hi = Math.max(...after.map((s) => s.rss));
+  // The split at the baseline and in the last minute: medians of each part over the same samples.
+  const baseSamples = after.filter((s) => s.at < warmupMs + 60_000);
+  const lastSamples = after.filter((s) => s.at >= MINUTES * 60_000 - 60_000);
+  const partOf = (list: typeof samples, pick: (s: (typeof samples)[number]) => number) => p50(list.map(pick));
+  console.log('  RSS split (MiB, median)           baseline   last minute   change');
+  const rows: [string, (s: (typeof samples)[number]) => number][] = [
+    ['service RSS', (s) => s.rss],
+    ...(Object.keys(SPLIT_LABELS) as (keyof Split)[]).filter((k) => k !== 'threads').map((k): [string, (s: (typeof samples)[number]) => number] => [SPLIT_LABELS[k], (s) => s.split[k]]),
+    ['rest (native: Node, Temporal core, code, allocator)', (s) => rest(s.rss, s.split)],
+  ];
+  for (const [label, pick] of rows) {
+    const b = partOf(baseSamples, pick);
+    const l = partOf(lastSamples, pick);
+    console.log(`  ${label.padEnd(52)} ${fmt(b).padStart(8)} ${fmt(l).padStart(12)} ${(l - b >= 0 ? '+' : '') + fmt(l - b)}`);
+    results.add(`${label}, last minute − baseline`, l - b, 'MiB', { note: `baseline ${fmt(b)} MiB` });
+  }
+  console.log(`  parse threads: ${samples.at(-1)?.split.threads ?? 0}`);
   console.log(`  ${done} tasks read in ${MINUTES} min; warm-up ${(warmupMs / 60_000).toFixed(1)} min; service RSS baseline ${fmt(baseline)} MiB, last minute ${fmt(last)} MiB, range ${fmt(lo)}–${fmt(hi)} MiB`);
   results.add('tasks read', done, 'tasks', { digits: 0, note: `${MINUTES} min` });
   results.add('service RSS, last minute vs baseline', change(last), '%', { target: { op: '<=', limit: 10 }, note: `baseline ${fmt(baseline)} MiB after ${(warmupMs / 60_000).toFixed(1)} min of warm-up` });
