@@ -133,10 +133,16 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
   const startedAt = Date.now();
   const samples: { at: number; rss: number; chromium: number; chromiumProcs: number; split: Split }[] = [];
   let posted = 0;
+  /** The service's log lines dropped unread, and their JSON text's length (what the soak kept before it dropped them). */
+  const dropped = { lines: 0, chars: 0 };
   let next = 0;
   let lastSample = 0;
   while (Date.now() < endAt) {
-    if (!KEEP_LOGS) bench.logs.discard();
+    if (!KEEP_LOGS) {
+      dropped.lines += bench.logs.lines.length;
+      for (const line of bench.logs.lines) dropped.chars += JSON.stringify(line).length;
+      bench.logs.discard();
+    }
     const open = await bench.db.prisma.task.count({ where: { completedAt: null } });
     if (open < 100) {
       const body = Array.from({ length: 100 }, () => {
@@ -184,7 +190,7 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
     const l = partOf(lastSamples, pick);
     results.add(`${label}, last minute − baseline`, l - b, 'MiB', { note: `${fmt(b)} → ${fmt(l)} MiB` });
   }
-  console.log(`  parse threads: ${samples.at(-1)?.split.threads ?? 0}`);
+  console.log(`  parse threads: ${samples.at(-1)?.split.threads ?? 0}; service log lines dropped unread: ${dropped.lines} (${fmt(dropped.chars / MiB)} MiB of JSON text)`);
   console.log(`  ${done} tasks read in ${MINUTES} min; warm-up ${(warmupMs / 60_000).toFixed(1)} min; service RSS baseline ${fmt(baseline)} MiB, last minute ${fmt(last)} MiB, range ${fmt(lo)}–${fmt(hi)} MiB`);
   results.add('tasks read', done, 'tasks', { digits: 0, note: `${MINUTES} min` });
   results.add('service RSS, last minute vs baseline', change(last), '%', { target: { op: '<=', limit: 10 }, note: `baseline ${fmt(baseline)} MiB after ${(warmupMs / 60_000).toFixed(1)} min of warm-up` });
