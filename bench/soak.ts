@@ -117,11 +117,21 @@ async function split(): Promise<Split> {
   };
 }
 
+/** One sample: when (ms since the start), the service's RSS and split, Chromium's summed RSS and processes, MiB. */
+interface Sample {
+  at: number;
+  rss: number;
+  chromium: number;
+  chromiumProcs: number;
+  split: Split;
+}
+
 /**
  * Anonymous memory not accounted for by the V8 heaps of the main and parse threads (their total
  * size) or the main thread's external memory (which counts the ArrayBuffers and PGlite's WASM
  * memory), MiB: native allocations (Node, Temporal's core and its workflow threads' heaps, the
- * allocator's free lists).
+ * allocator's free lists) and V8 pages a shrinking heap has not handed back yet (so it swings
+ * against the main heap's total; the anonymous sum is the steady figure).
  */
 const rest = (s: Split): number => s.anonymous - s.mainHeapTotal - s.external - s.threadHeapTotal;
 
@@ -131,7 +141,7 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
   const endAt = Date.now() + MINUTES * 60_000;
   const warmupMs = Math.min(5 * 60_000, (MINUTES * 60_000) / 5);
   const startedAt = Date.now();
-  const samples: { at: number; rss: number; chromium: number; chromiumProcs: number; split: Split }[] = [];
+  const samples: Sample[] = [];
   let posted = 0;
   /** The service's log lines dropped unread, and their JSON text's length (what the soak kept before it dropped them). */
   const dropped = { lines: 0, chars: 0 };
@@ -171,23 +181,22 @@ await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW:
   }
   const done = await bench.db.prisma.task.count({ where: { completedAt: { not: null } } });
   const after = samples.filter((s) => s.at >= warmupMs);
-  const baseline = p50(after.filter((s) => s.at < warmupMs + 60_000).map((s) => s.rss));
-  const last = p50(after.filter((s) => s.at >= MINUTES * 60_000 - 60_000).map((s) => s.rss));
+  const baseSamples = after.filter((s) => s.at < warmupMs + 60_000);
+  const lastSamples = after.filter((s) => s.at >= MINUTES * 60_000 - 60_000);
+  const baseline = p50(baseSamples.map((s) => s.rss));
+  const last = p50(lastSamples.map((s) => s.rss));
   const change = (x: number) => (100 * (x - baseline)) / baseline;
   const lo = Math.min(...after.map((s) => s.rss));
   const hi = Math.max(...after.map((s) => s.rss));
   // The split at the baseline and in the last minute: medians of each part over the same samples.
-  const baseSamples = after.filter((s) => s.at < warmupMs + 60_000);
-  const lastSamples = after.filter((s) => s.at >= MINUTES * 60_000 - 60_000);
-  const partOf = (list: typeof samples, pick: (s: (typeof samples)[number]) => number) => p50(list.map(pick));
-  const rows: [string, (s: (typeof samples)[number]) => number][] = [
+  const rows: [string, (s: Sample) => number][] = [
     ['service RSS', (s) => s.rss],
-    ...(Object.keys(SPLIT_LABELS) as (keyof Split)[]).filter((k) => k !== 'threads').map((k): [string, (s: (typeof samples)[number]) => number] => [SPLIT_LABELS[k], (s) => s.split[k]]),
+    ...(Object.keys(SPLIT_LABELS) as (keyof Split)[]).filter((k) => k !== 'threads').map((k): [string, (s: Sample) => number] => [SPLIT_LABELS[k], (s) => s.split[k]]),
     ['anonymous rest (native: Node, Temporal, allocator)', (s) => rest(s.split)],
   ];
   for (const [label, pick] of rows) {
-    const b = partOf(baseSamples, pick);
-    const l = partOf(lastSamples, pick);
+    const b = p50(baseSamples.map(pick));
+    const l = p50(lastSamples.map(pick));
     results.add(`${label}, last minute − baseline`, l - b, 'MiB', { note: `${fmt(b)} → ${fmt(l)} MiB` });
   }
   console.log(`  parse threads: ${samples.at(-1)?.split.threads ?? 0}; service log lines dropped unread: ${dropped.lines} (${fmt(dropped.chars / MiB)} MiB of JSON text)`);
