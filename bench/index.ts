@@ -4,7 +4,7 @@
  * embedded default, and a scratch database on the real PostgreSQL at DATABASE_URL_TEST, default
  * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, graphql, api, live, throughput,
  * floor (bench/floor-compare.ts: the service beside a puppeteer script and HTTP GET + parse5), history,
- * soak (bench/soak.ts, only when named: service RSS over BENCH_SOAK_MINUTES of saturated reads, default 30), stats, bulk, proxies (default: all; parser, graphql and proxies run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
+ * soak (bench/soak.ts, only when named: service RSS over BENCH_SOAK_MINUTES of saturated reads, default 30, split by heaps, parse threads, WASM and native memory), stats, bulk, proxies (default: all; parser, graphql and proxies run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
  * run, the target and PASS/MISS. `--write` also puts that table into BENCHMARKS.md.
  */
 import { spawn } from 'node:child_process';

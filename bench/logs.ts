@@ -42,6 +42,14 @@ export class LogCapture {
     }
   }
 
+  /**
+   * Forgets the lines kept so far (indices given to `reads` restart at 0). A long run that reports
+   * no read timings calls it, so the lines it would never read do not grow the process it measures.
+   */
+  discard(): void {
+    this.lines.length = 0;
+  }
+
   /** `loadMs` of every read the worker logged since index `from`, by `<marketplace>:<asin>`. */
   reads(from = 0): LoggedRead[] {
     const num = (v: unknown) => (typeof v === 'number' ? v : NaN);

@@ -99,6 +99,76 @@ export const monitoringDeliveries = new Counter({
   registers: [registry],
 });
 
+/** V8 heap figures of one thread, bytes (`v8.getHeapStatistics()` names, the subset the gauge shows). */
+export interface ThreadHeap {
+  used_heap_size: number;
+  total_heap_size: number;
+  external_memory: number;
+}
+
+const threadHeapSources = new Set<() => Promise<ThreadHeap[]>>();
+
+/**
+ * Memory of the page-parse threads (worker/parser/parse-pool.ts), which prom-client's default
+ * `nodejs_heap_*` metrics do not see (they describe the main thread only): per thread, the V8 heap
+ * in use, its size and the external memory it holds, bytes. Read when /metrics is scraped.
+ */
+export const parseThreadHeap = new Gauge({
+  name: 'retail_parse_thread_heap_bytes',
+  help: 'V8 heap of each page-parse thread in bytes, by thread and kind (used, total, external)',
+  labelNames: ['thread', 'kind'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    let thread = 0;
+    for (const source of threadHeapSources) {
+      for (const heap of await source().catch(() => [])) {
+        const labels = String(thread++);
+        this.set({ thread: labels, kind: 'used' }, heap.used_heap_size);
+        this.set({ thread: labels, kind: 'total' }, heap.total_heap_size);
+        this.set({ thread: labels, kind: 'external' }, heap.external_memory);
+      }
+    }
+  },
+});
+
+/**
+ * Adds a source of parse-thread heaps to `retail_parse_thread_heap_bytes` (threads numbered in the
+ * order of sources, then of each source's threads); returns the function that removes it.
+ */
+export function trackParseThreadHeaps(source: () => Promise<ThreadHeap[]>): () => void {
+  threadHeapSources.add(source);
+  return () => threadHeapSources.delete(source);
+}
+
+const wasmMemorySources = new Set<() => number | undefined>();
+
+/**
+ * The embedded database's WASM linear memory (PGlite, in the service's process on the default
+ * database), bytes. It grows with the database's working set and never shrinks: part of the
+ * process's RSS that is neither V8 heap nor native Node memory. Absent on a database server.
+ */
+export const embeddedDatabaseMemory = new Gauge({
+  name: 'retail_embedded_database_memory_bytes',
+  help: 'WASM memory of the embedded database (PGlite) in bytes',
+  registers: [registry],
+  collect() {
+    this.reset();
+    let total: number | undefined;
+    for (const source of wasmMemorySources) {
+      const bytes = source();
+      if (bytes !== undefined) total = (total ?? 0) + bytes;
+    }
+    if (total !== undefined) this.set(total);
+  },
+});
+
+/** Adds an embedded database's memory to `retail_embedded_database_memory_bytes`; returns the function that removes it. */
+export function trackEmbeddedDatabaseMemory(source: () => number | undefined): () => void {
+  wasmMemorySources.add(source);
+  return () => wasmMemorySources.delete(source);
+}
+
 /** How long the database gauges' values are reused between scrapes (ms): one query per interval whatever the scrapers. */
 export const DB_GAUGE_CACHE_MS = 15_000;
 

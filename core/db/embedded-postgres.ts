@@ -10,6 +10,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
+import { trackEmbeddedDatabaseMemory } from '../metrics.js';
 
 function isAlive(pid: number): boolean {
   try {
@@ -32,6 +33,15 @@ async function answers(url: string): Promise<boolean> {
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Bytes of PGlite's WASM linear memory, or undefined when it cannot be read. PGlite keeps its
+ * Emscripten module in a protected field (`mod`), read here as the memory gauge's only source.
+ */
+function pgliteWasmBytes(db: PGlite): number | undefined {
+  const mod = (db as unknown as { mod?: { wasmMemory?: WebAssembly.Memory; HEAP8?: Int8Array } }).mod;
+  return mod?.wasmMemory?.buffer.byteLength ?? mod?.HEAP8?.buffer.byteLength;
 }
 
 /** A running embedded database. `url` is a `postgresql://` URL for `pg`/Prisma. */
@@ -72,12 +82,14 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const db = await PGlite.create({ dataDir: dbDir });
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 });
   await server.start();
+  const untrack = trackEmbeddedDatabaseMemory(() => pgliteWasmBytes(db));
   let stopped = false;
   return {
     url,
     async stop() {
       if (stopped) return;
       stopped = true;
+      untrack();
       await server.stop();
       await db.close();
       fs.rmSync(socketPath, { force: true });

@@ -3,7 +3,8 @@
  * (core/source-reads.ts): the real `readProductPage` activity, run in a Temporal activity context,
  * reads pages through a real Chromium from the replay server (synthetic pages) into PGlite; each
  * read shows in `retail_source_reads_total` on the worker's listener and as a `source_reads` row.
- * A read whose row cannot be written still succeeds.
+ * A read whose row cannot be written still succeeds. The memory the main thread's heap metrics do
+ * not see is there too: each parse thread's heap while its pool is open, and PGlite's WASM memory.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -25,6 +26,8 @@ import { createProductReadActivities } from '../../worker/activities/product-rea
 import { BrowserGrid } from '../../worker/browser/browser-grid.js';
 import { resolveChromePath } from '../../worker/browser/chrome-path.js';
 import { SourceIdentities } from '../../worker/identity/source-identities.js';
+import { ParsePool } from '../../worker/parser/parse-pool.js';
+import { MARKETPLACES } from '../../core/marketplaces.js';
 import { startStandaloneWorker } from '../../worker/main.js';
 import { startMetricsServer, type MetricsServer } from '../../core/metrics-server.js';
 import { syntheticReplayDir } from '../support/env.js';
@@ -122,6 +125,31 @@ describe('worker /metrics and source_reads', () => {
     expect(await prisma.observation.count({ where: { id: BigInt(answer.observationId!) } })).toBe(1);
     expect(await readsCounter('de', 'no_bsr')).toBe(before + 1);
     expect(logLines.some((l) => l.msg === 'could not record the source read' && l.marketplace === 'de' && l.outcome === 'no_bsr')).toBe(true);
+  });
+
+  it('shows the heap of each parse thread while its pool is open, and the WASM memory of the embedded database', async () => {
+    const scrape = async () => (await fetch(`${metrics.url}/metrics`)).text();
+    const threadLines = (text: string) => [...text.matchAll(/^retail_parse_thread_heap_bytes\{thread="(\d+)",kind="(\w+)"\} (\d+)$/gm)].map((m) => ({ thread: m[1], kind: m[2], bytes: Number(m[3]) }));
+    expect(threadLines(await scrape())).toEqual([]);
+    const pool = new ParsePool(2);
+    try {
+      // A parse on each thread: both are running when scraped.
+      await Promise.all([1, 2].map(() => pool.parse(Buffer.from('<html><body><p>x</p></body></html>'), 'text/html', MARKETPLACES[0]!).catch(() => undefined)));
+      const lines = threadLines(await scrape());
+      expect(lines.map((l) => `${l.thread} ${l.kind}`).sort()).toEqual(['0 external', '0 total', '0 used', '1 external', '1 total', '1 used']);
+      for (const l of lines.filter((x) => x.kind !== 'external')) expect(l.bytes).toBeGreaterThan(1024 * 1024);
+      for (const t of ['0', '1']) {
+        const of = (kind: string) => lines.find((l) => l.thread === t && l.kind === kind)!.bytes;
+        expect(of('used')).toBeLessThanOrEqual(of('total'));
+      }
+    } finally {
+      await pool.close();
+    }
+    const after = await scrape();
+    expect(threadLines(after)).toEqual([]);
+    const wasm = Number(/^retail_embedded_database_memory_bytes (\d+)$/m.exec(after)?.[1]);
+    // PGlite's WASM memory: tens of MiB at least once PostgreSQL runs in it.
+    expect(wasm).toBeGreaterThan(16 * 1024 * 1024);
   });
 
   it('stop() closes the listener', async () => {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Marketplace } from '../../core/marketplaces.js';
+import { trackParseThreadHeaps, type ThreadHeap } from '../../core/metrics.js';
 import type { PageParse } from '../../core/product.js';
 import { decodePage, parseProductPage } from './index.js';
 import type { ParseAnswer, ParseJob } from './parse-thread.js';
@@ -38,15 +39,29 @@ function threadEntry(): { filename: string; execArgv: string[] } {
   return { filename: new URL('./parse-thread.js', import.meta.url).href, execArgv: [] };
 }
 
-/** A pool of `threads` worker threads that decode and parse pages; `close()` ends them. */
+/**
+ * A pool of `threads` worker threads that decode and parse pages; `close()` ends them. While open,
+ * its threads' heaps are in the `retail_parse_thread_heap_bytes` gauge (core/metrics.ts).
+ */
 export class ParsePool implements PageParser {
   private readonly pool: Piscina<ParseJob, ParseAnswer>;
+  private readonly untrack: () => void;
 
   /** @param threads worker threads (≥ 1), all started at once so the first reads pay no thread start-up */
   constructor(threads: number) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`parse threads: ${threads} (≥ 1)`);
     const { filename, execArgv } = threadEntry();
     this.pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
+    this.untrack = trackParseThreadHeaps(() => this.heaps());
+  }
+
+  /**
+   * The V8 heap of each running thread (`Worker.getHeapStatistics()`, bytes); a thread that ends
+   * while asked is left out.
+   */
+  async heaps(): Promise<ThreadHeap[]> {
+    const answers = await Promise.allSettled(this.pool.threads.map((thread) => thread.getHeapStatistics()));
+    return answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
   }
 
   /**
@@ -61,6 +76,7 @@ export class ParsePool implements PageParser {
 
   /** Ends the threads; parses under way are rejected. */
   async close(): Promise<void> {
+    this.untrack();
     await this.pool.destroy();
   }
 }
