@@ -35,8 +35,11 @@ export interface ChargedOutcome {
   result?: unknown[];
   /**
    * Work of this element still under way while later elements are handled (task_post: its
-   * workflow start). The answer waits for it; a `TaskError` it resolves to replaces the outcome
-   * (the element was refunded: its cost is then 0). It must not reject.
+   * workflow start). A `TaskError` it resolves to replaces the outcome (the element was refunded:
+   * its cost is then 0) if the answer is not yet built. The answer waits for the first settle of
+   * the request to end, and for all of them only when that one failed (see `Answer.settled`). It
+   * must not reject, and it must leave the element's task right whenever it ends: a late error
+   * shows in the task itself (task_post: failed with 50301 and refunded, as any failed read).
    */
   settle?: Promise<DomainError | undefined>;
 }
@@ -45,7 +48,10 @@ export interface ChargedOutcome {
 class Answer {
   readonly tasks: TaskOutcome[] = [];
   readonly errors: (DomainError | undefined)[] = [];
-  readonly pending: Promise<void>[] = [];
+  /** One per `settle`: true when it replaced its element's outcome with an error. */
+  readonly pending: Promise<boolean>[] = [];
+  /** Set once the answer is built: a settle ending later leaves it as it is. */
+  private built = false;
   unexpected: unknown;
   payable = 0;
   paid = 0;
@@ -65,9 +71,10 @@ class Answer {
     this.tasks.push(taskOutcome({ id, code: outcome.code, cost: outcome.cost, path: this.path, data, result: outcome.result }));
     if (!outcome.settle) return;
     this.pending.push(outcome.settle.then((error) => {
-      if (!error) return;
+      if (!error || this.built) return false;
       this.errors[index] = error;
       this.tasks[index] = taskOutcome({ id, code: error.code, message: error.message, path: this.path, data });
+      return true;
     }));
   }
 
@@ -82,9 +89,22 @@ class Answer {
     return { failure: new DomainError('INTERNAL_ERROR', { message: faultAnswer?.message }), fault: faultAnswer !== undefined };
   }
 
-  /** Waits for every `settle`, then applies the request-level rules (see `runChargedTasks`). */
+  /**
+   * Waits for the settles the answer needs. The elements are charged and stored already, so a
+   * settle still under way cannot lose them (a task left without its workflow is started or
+   * refunded by the worker's task reconciler). The first settle to end tells whether the rest are
+   * worth the wait: when it failed (Temporal refusing starts), every one is awaited so that the
+   * refusal is answered in this request (50301, cost 0); when it succeeded, the rest are not, and
+   * a 100-task body answers after one start instead of a hundred.
+   */
+  private async settled(): Promise<void> {
+    if (this.pending.length > 0 && (await Promise.race(this.pending))) await Promise.all(this.pending);
+    this.built = true;
+  }
+
+  /** Waits for the settles (`settled`), then applies the request-level rules (see `runChargedTasks`). */
   async done(): Promise<TaskOutcome[]> {
-    await Promise.all(this.pending);
+    await this.settled();
     if (this.unexpected !== undefined && this.errors.every((e) => e)) {
       throw databaseFaultError(this.unexpected) ?? new DomainError('INTERNAL_ERROR', { cause: this.unexpected });
     }
@@ -100,8 +120,8 @@ class Answer {
  * 50000: the handler must leave nothing charged when it throws one (refund what it charged, or
  * catch errors after the charge itself). A database fault (too slow, no free connection:
  * core/db/faults.ts) answers 50000 with its own message, and the elements after it are answered the
- * same without being tried (each would wait out the same limit). Every `settle` is awaited before
- * the answer is built.
+ * same without being tried (each would wait out the same limit). The answer waits for the
+ * settles as `ChargedOutcome.settle` says.
  * @throws AppError 40200 (HTTP 402) when elements were valid but none could be paid;
  *   AppError 40501/40502/40503 (HTTP 400) when no element was valid;
  *   AppError 50000 (HTTP 500) when no element succeeded and one failed unexpectedly (nothing was
@@ -154,7 +174,8 @@ export interface ValidElement<F> {
  * once, which charges them in order and answers each: its outcome when it was charged, a
  * `DomainError` (40200) when it was not. When `charge` throws,
  * it must have charged nothing (one statement): every valid element then answers 50000 (with the
- * database fault's message when it was one). Every `settle` is awaited before the answer is built.
+ * database fault's message when it was one). The answer waits for the settles as
+ * `ChargedOutcome.settle` says.
  * @throws the request-level errors of `runChargedTasks`
  */
 export async function runChargedBody<F>(

@@ -39,9 +39,13 @@ const API_PREFIX = PRODUCT_API_PREFIX;
  * when none can be paid), each finished at once from an observation younger than REUSE_WINDOW
  * (20000, or 40402 refunded when it says `not_found`) or else queued. The statement is atomic:
  * when it fails, every valid element answers 50000 and nothing is charged. Each queued task's
- * workflow start (all under way at once; the answer waits for every start) either succeeds or the
- * task fails with 50301 and is refunded (cost 0 in the answer). A task left charged without a workflow by an error after the statement, or by the
- * process dying, is started or refunded by the worker's task reconciler.
+ * workflow start (all under way at once) either succeeds or the task fails with 50301 and is
+ * refunded. The answer waits for the first start to end, and for every start only when that one
+ * failed (charged-tasks.ts `ChargedOutcome.settle`): a start Temporal refuses is then answered
+ * 50301 at cost 0 in the request, while a start that fails after the answer fails its task the
+ * same way, seen in task_get, tasks_ready and the task's webhooks. A task left charged without a
+ * workflow by an error after the statement, or by the process dying, is started or refunded by the
+ * worker's task reconciler.
  */
 export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body: unknown): Promise<BatchOutcome> {
   const elements = taskArray(body);
