@@ -49,7 +49,7 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
   let grid: BrowserGrid | undefined;
   let created: Awaited<ReturnType<typeof createWorker>>;
   const identities = SourceIdentities.fromConfig(config, logger.child({ component: 'source-identities' }));
-  const parser = createPageParser(config.PARSE_THREADS);
+  const parser = createPageParser(config.PARSE_THREADS, (err) => logger.error({ err }, 'a parse thread failed between parses; it is replaced'));
   try {
     grid = await BrowserGrid.fromConfig(config, logger.child({ component: 'browser-grid' }));
     created = await createWorker({

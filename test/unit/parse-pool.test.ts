@@ -71,6 +71,25 @@ describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () =
   });
 });
 
+it('a thread that fails between parses is reported and replaced; the process goes on and the next parse is answered', async () => {
+  const failures: Error[] = [];
+  const pool = new ParsePool(1, (error) => failures.push(error));
+  try {
+    const piscina = (pool as unknown as { pool: { threads: import('node:worker_threads').Worker[] } }).pool;
+    await expect.poll(() => piscina.threads.length).toBe(1);
+    const [thread] = piscina.threads;
+    // What a thread's uncaught exception raises on its Worker; piscina turns it into its own `error` event.
+    thread!.emit('error', new Error('thrown by a stray callback in the thread'));
+    expect(failures.map((e) => e.message)).toEqual(['thrown by a stray callback in the thread']);
+    const page = Buffer.from('<!doctype html><html><head><title>Ok</title></head><body><span id="productTitle">A lamp</span></body></html>');
+    const { parsed } = await pool.parse(page, 'text/html', MARKETPLACES.find((m) => m.code === 'com')!);
+    expect(parsed).toBeDefined();
+    expect(piscina.threads).not.toContain(thread);
+  } finally {
+    await pool.close();
+  }
+});
+
 it('PARSE_THREADS unset: one thread per core beyond the first, at least 1, at most 2', () => {
   expect([1, 2, 3, 4, 16].map((cores) => defaultParseThreads(cores))).toEqual([1, 1, 2, 2, 2]);
 });

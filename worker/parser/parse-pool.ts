@@ -47,11 +47,17 @@ export class ParsePool implements PageParser {
   private readonly pool: Piscina<ParseJob, ParseAnswer>;
   private readonly untrack: () => void;
 
-  /** @param threads worker threads (≥ 1), all started at once so the first reads pay no thread start-up */
-  constructor(threads: number) {
+  /**
+   * @param threads worker threads (≥ 1), all started at once so the first reads pay no thread start-up
+   * @param onThreadError told when a thread fails while it holds no parse (piscina replaces it); a
+   *   failure during a parse rejects that parse instead. Without a listener piscina's `error` event
+   *   would end the process.
+   */
+  constructor(threads: number, onThreadError: (error: Error) => void = () => undefined) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`parse threads: ${threads} (≥ 1)`);
     const { filename, execArgv } = threadEntry();
     this.pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
+    this.pool.on('error', onThreadError);
     this.untrack = trackParseThreadHeaps(() => this.heaps());
   }
 
@@ -88,9 +94,9 @@ export function defaultParseThreads(cores = os.availableParallelism()): number {
 
 /**
  * The configured parser (PARSE_THREADS): a pool of `threads` threads (unset → `defaultParseThreads()`),
- * or the inline parser for 0 (`close` is then a no-op).
+ * or the inline parser for 0 (`close` is then a no-op). `onThreadError`: see `ParsePool`.
  */
-export function createPageParser(threads: number | undefined): PageParser & { close(): Promise<void> } {
+export function createPageParser(threads: number | undefined, onThreadError: (error: Error) => void): PageParser & { close(): Promise<void> } {
   const n = threads ?? defaultParseThreads();
-  return n > 0 ? new ParsePool(n) : { ...inlinePageParser, close: () => Promise.resolve() };
+  return n > 0 ? new ParsePool(n, onThreadError) : { ...inlinePageParser, close: () => Promise.resolve() };
 }
