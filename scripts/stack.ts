@@ -13,6 +13,7 @@ import { devServerAddressFile } from '../core/temporal/address.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../core/temporal/dev-server.js';
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { startWorker, type RunningWorker } from '../worker/main.js';
+import { connectTemporal } from '../worker/worker.js';
 
 export interface Stack {
   config: Config;
@@ -65,9 +66,14 @@ export async function startStack(config: Config, logger: Logger, options: StackO
       started.push(async () => fs.rmSync(addressFile, { force: true }));
     }
     const temporalAddress = config.TEMPORAL_ADDRESS ?? devServer!.address;
-    const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver });
+    // One connection for the worker and the API's client: a task the API starts is then handed
+    // to this worker in the start's answer (eager start), without a trip through the server's
+    // matching and the worker's poll. It outlives the worker (stopped first by a benchmark).
+    const connection = await connectTemporal(temporalAddress, logger.child({ component: 'worker' }));
+    started.push(() => connection.close());
+    const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver, connection });
     started.push(() => worker.stop());
-    const api = await startApiServer({ config, db, temporalAddress, logger });
+    const api = await startApiServer({ config, db, temporalAddress, logger, workerConnection: connection });
     started.push(() => api.stop());
     let stopping: Promise<void> | undefined;
     return {
