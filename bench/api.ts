@@ -25,7 +25,7 @@ import { sampleProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
 import { benchAccount, runPart, type BenchStack } from './stack.js';
 import { startFloorServer } from './floor.js';
-import { awaitQuiet, cpuText, envInt, processCpuMs } from './machine.js';
+import { awaitQuiet, cpuSnapshot, cpuText, envInt, postgresCpuMs, processCpuMs, treeCpuByChild } from './machine.js';
 
 const SECONDS = envInt('BENCH_API_SECONDS', 10);
 const WARMUP_SECONDS = 3;
@@ -139,13 +139,30 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
     await runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS, requests, headers, timeout: 300, ...fresh('A') });
     await awaitQuiet(name);
     const before = await bench.db.prisma.task.count();
+    const cpu0 = cpuSnapshot();
     const r = await withCpuProfile(`${name.replace(/\W+/g, '_')}-${bench.kind}`, () =>
       runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS * POST_ROUNDS, requests, headers, timeout: 300, ...fresh('B') }),
     );
+    const cpu1 = cpuSnapshot();
     const accepted = (await bench.db.prisma.task.count()) - before;
     console.log(`  ${name}: ${r.requests} requests, ${accepted} tasks stored in ${r.durationSec.toFixed(1)} s, status ${JSON.stringify(r.statusCodes)}${r.errors + r.timeouts ? `, ${r.errors} errors, ${r.timeouts} timeouts` : ''}`);
     console.log(`    ${cpuText(r.cpu)}`);
-    return { tasksPerSec: accepted / r.durationSec, r, accepted };
+    // CPU per task by process over the measured run (hardly depends on other load, unlike tasks/s):
+    // the service's process (API + worker), the Temporal dev server, Chromium, PostgreSQL.
+    const byChild = treeCpuByChild(cpu0, cpu1, process.pid);
+    const perTask = (ms: number) => (accepted > 0 ? ms / accepted : 0);
+    const cpu = {
+      service: perTask(byChild.get('service process') ?? 0),
+      temporal: perTask(byChild.get('temporal') ?? 0),
+      chromium: perTask([...byChild].filter(([label]) => /^chrom/i.test(label)).reduce((sum, [, ms]) => sum + ms, 0)),
+      postgres: perTask(bench.kind === 'postgres' ? postgresCpuMs(cpu0, cpu1) : 0),
+    };
+    console.log(`    CPU per task: service process ${cpu.service.toFixed(2)} ms, Temporal dev server ${cpu.temporal.toFixed(2)} ms, Chromium ${cpu.chromium.toFixed(2)} ms, PostgreSQL ${cpu.postgres.toFixed(2)} ms`);
+    return { tasksPerSec: accepted / r.durationSec, r, accepted, cpu };
+  };
+  const addCpu = (label: string, cpu: { service: number; temporal: number; chromium: number; postgres: number }) => {
+    results.add(`task_post service CPU per task (${label})`, cpu.service, 'ms', { digits: 2, note: 'API + worker (+ PGlite) in the service process' });
+    results.add(`task_post Temporal dev server CPU per task (${label})`, cpu.temporal, 'ms', { digits: 2 });
   };
 
   const reuse = await postRun('task_post (reuse window)', stored);
@@ -160,10 +177,12 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
     digits: 0, cpu: polling.r.cpu, target: { op: '>=', limit: 500, db: 'postgres' }, note: `${eager.eager} of ${eager.sampled} sampled started eagerly`,
   });
   results.add('task_post p50 per 100-task request (workflow, worker polling)', polling.r.p50, 'ms', { digits: 0 });
+  addCpu('workflow start, worker polling', polling.cpu);
 
   // (c) every task starts a workflow; stop the worker first so no page is read meanwhile.
   await bench.stack.worker.stop();
   const stopped = await postRun('task_post (workflow start, worker stopped)', Array.from({ length: 100 }, (_, i) => asin('BF', i)));
   results.add(`task_post tasks/s (workflow start, worker stopped, ${POST_CONNECTIONS} conn)`, stopped.tasksPerSec, 'tasks/s', { digits: 0, cpu: stopped.r.cpu, target: { op: '>=', limit: 500, db: 'postgres' } });
   results.add('task_post p50 per 100-task request (workflow, worker stopped)', stopped.r.p50, 'ms', { digits: 0 });
+  addCpu('workflow start, worker stopped', stopped.cpu);
 });
