@@ -44,13 +44,16 @@ const asin = (prefix: string, i: number): string => `${prefix}${String(i).padSta
  * them) the server started eagerly: `eagerExecutionAccepted` on each one's first history event.
  */
 async function eagerShare(bench: BenchStack, prefix: string): Promise<{ eager: number; sampled: number }> {
-  const rows = await bench.db.prisma.task.findMany({ where: { asin: { startsWith: prefix } }, select: { id: true }, orderBy: { createdAt: 'asc' } });
+  // Tasks whose start Temporal refused (50301, refunded) have no workflow.
+  const rows = await bench.db.prisma.task.findMany({ where: { asin: { startsWith: prefix }, NOT: { statusCode: 50301 } }, select: { id: true }, orderBy: { createdAt: 'asc' } });
   const step = Math.max(1, Math.floor(rows.length / 50));
   const sample = rows.filter((_, i) => i % step === 0).slice(0, 50);
   const connection = await Connection.connect({ address: bench.stack.temporalAddress });
   try {
     const client = new Client({ connection, namespace: bench.stack.config.TEMPORAL_NAMESPACE });
     let eager = 0;
+    const refused = await bench.db.prisma.task.count({ where: { asin: { startsWith: prefix }, statusCode: 50301 } });
+    if (refused) console.log(`    ${refused} starts refused by Temporal (50301, refunded)`);
     for (const { id } of sample) {
       const { events } = await client.workflow.getHandle(id).fetchHistory();
       if (events?.[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted) eager++;

@@ -103,10 +103,6 @@ export async function createWorker(options: { config: Config; connection: Native
     // Monitors idle on timers for hours: keep only recently active workflows in memory and replay
     // the others from history when their timer fires (bounded memory with 10,000+ monitors).
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
-    // A task the API starts eagerly (core/temporal/task-launcher.ts) is handed to this worker only
-    // while it has a free workflow task slot; the SDK's default (40, of which the pollers hold
-    // up to 10) leaves a 100-task task_post few of them. As many as the cache holds (the SDK's limit).
-    maxConcurrentWorkflowTaskExecutions: MAX_CACHED_WORKFLOWS,
   });
   return { worker, pageReader, webhookSender };
 }
