@@ -66,9 +66,10 @@ export async function startStack(config: Config, logger: Logger, options: StackO
       started.push(async () => fs.rmSync(addressFile, { force: true }));
     }
     const temporalAddress = config.TEMPORAL_ADDRESS ?? devServer!.address;
-    // One connection for the worker and the API's client: a task the API starts is then handed
-    // to this worker in the start's answer (eager start), without a trip through the server's
-    // matching and the worker's poll. It outlives the worker (stopped first by a benchmark).
+    // One connection for the worker and the API's client: the SDK's native gRPC client, which
+    // does the calls' network work off the service's JavaScript thread, and on which a task the
+    // API starts may be handed to this worker in the start's answer (eager start) when it has a
+    // free workflow task slot. It outlives the worker (a benchmark stops the worker first).
     const connection = await connectTemporal(temporalAddress, logger.child({ component: 'worker' }));
     started.push(() => connection.close());
     const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver, connection });
