@@ -5,7 +5,7 @@
  * (production: `node dist/api/server.js` with DATABASE_URL and TEMPORAL_ADDRESS).
  */
 import type { Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { buildApp, type AppDeps } from './app.js';
 import { temporalMonitorLauncher } from './services/monitor-launcher.js';
 import { temporalTaskLauncher } from './services/task-launcher.js';
@@ -26,12 +26,20 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-/** Connects the Temporal client, builds the app and listens on `config.PORT` (0 → any free port). */
-export async function startApiServer(options: { config: Config; db: Db; temporalAddress: string; logger: Logger }): Promise<ApiServer> {
-  const connection = await Connection.connect({ address: options.temporalAddress });
+/**
+ * Connects the Temporal client, builds the app and listens on `config.PORT` (0 → any free port).
+ * `workerConnection`: the connection a worker of this process polls on (`npm start`,
+ * scripts/stack.ts); the client uses it instead of a connection of its own, leaves it open at
+ * `stop()`, and starts task workflows eagerly (core/temporal/task-launcher.ts `eagerStart`).
+ * Without it (a standalone API), the client connects to `temporalAddress` and starts normally.
+ */
+export async function startApiServer(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; workerConnection?: ConnectionLike }): Promise<ApiServer> {
+  const shared = options.workerConnection;
+  const connection = shared ?? (await Connection.connect({ address: options.temporalAddress }));
+  const closeConnection = async () => { if (!shared) await connection.close(); };
   const client = new Client({ connection, namespace: options.config.TEMPORAL_NAMESPACE });
   const deps: AppDeps = {
-    config: options.config, db: options.db, logger: options.logger, launcher: temporalTaskLauncher(client, options.config),
+    config: options.config, db: options.db, logger: options.logger, launcher: temporalTaskLauncher(client, options.config, { eagerStart: shared !== undefined }),
     monitors: temporalMonitorLauncher(client, options.config, { onError: (err, subscriptionId) => options.logger.warn({ err, subscriptionId }, 'could not signal the monitor') }),
     webhookLauncher: temporalWebhookLauncher(client, options.config),
   };
@@ -48,7 +56,7 @@ export async function startApiServer(options: { config: Config; db: Db; temporal
   } catch (error) {
     server.close();
     await metrics?.stop();
-    await connection.close();
+    await closeConnection();
     throw error;
   }
   const address = server.address();
@@ -64,7 +72,7 @@ export async function startApiServer(options: { config: Config; db: Db; temporal
         await metrics?.stop();
         // Usage counted in memory (core/usage.ts) is written before the database closes.
         await flushUsage(options.db).catch((err: unknown) => options.logger.error({ err }, 'could not write usage counters at shutdown'));
-        await connection.close();
+        await closeConnection();
       })();
       return stopping;
     },

@@ -7,20 +7,25 @@
  *   all of them; task_get cycles over their ids, the first pass collecting them);
  * - task_post with 100-task bodies at 10 connections: accepted tasks/s (counted in the database),
  *   (a) for products with a stored observation (each task completes at once from the reuse
- *   window: charge, insert, reuse lookup, completion), and (b) for products never read, after the
- *   worker is stopped, so each task also starts its `productTask` workflow on the Temporal dev
- *   server (nothing reads the pages, so the browser does not take CPU from the API).
+ *   window: charge, insert, reuse lookup, completion); (b) for products never posted before (a
+ *   fresh ASIN in every element of every request, so none comes from the reuse window), with the
+ *   worker polling as the service runs: each task starts its `productTask` workflow (eagerly on
+ *   the in-process worker when a workflow slot is free) and the worker reads the pages meanwhile
+ *   (unknown to the replay server: each a quick 404, refunded); (c) for products never read, after
+ *   the worker is stopped, so each task only starts its workflow on the Temporal dev server
+ *   (nothing reads the pages, so the browser does not take CPU from the API; no eager start).
  * - the floor of task_get: the same answer as two prepared SQL statements through `pg` in a bare
  *   Koa app (bench/floor.ts), same database, pool size and connections, in the same run.
  * The account has USD 1,000,000 and rate limits of 1e9 per minute.
  */
+import { Client, Connection } from '@temporalio/client';
 import { storeObservation } from '../core/observations.js';
 import { call, runLoad, type LoadResult } from './http.js';
 import { sampleProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
-import { benchAccount, runPart } from './stack.js';
+import { benchAccount, runPart, type BenchStack } from './stack.js';
 import { startFloorServer } from './floor.js';
-import { awaitQuiet, cpuText, envInt, processCpuMs } from './machine.js';
+import { awaitQuiet, cpuSnapshot, cpuText, envInt, postgresCpuMs, processCpuMs, treeCpuByChild } from './machine.js';
 
 const SECONDS = envInt('BENCH_API_SECONDS', 10);
 const WARMUP_SECONDS = 3;
@@ -33,6 +38,31 @@ const POST_ROUNDS = envInt('BENCH_POST_ROUNDS', 2);
 const ONLY = new Set((process.env.BENCH_API_ONLY ?? 'tasks_ready,task_get,task_post').split(',').map((s) => s.trim()));
 
 const asin = (prefix: string, i: number): string => `${prefix}${String(i).padStart(10 - prefix.length, '0')}`;
+
+/**
+ * How many of the workflows of the tasks whose ASIN starts with `prefix` (at most 50, spread over
+ * them) the server started eagerly: `eagerExecutionAccepted` on each one's first history event.
+ */
+async function eagerShare(bench: BenchStack, prefix: string): Promise<{ eager: number; sampled: number }> {
+  // Tasks whose start Temporal refused (50301, refunded) have no workflow.
+  const rows = await bench.db.prisma.task.findMany({ where: { asin: { startsWith: prefix }, NOT: { statusCode: 50301 } }, select: { id: true }, orderBy: { createdAt: 'asc' } });
+  const step = Math.max(1, Math.floor(rows.length / 50));
+  const sample = rows.filter((_, i) => i % step === 0).slice(0, 50);
+  const connection = await Connection.connect({ address: bench.stack.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: bench.stack.config.TEMPORAL_NAMESPACE });
+    let eager = 0;
+    const refused = await bench.db.prisma.task.count({ where: { asin: { startsWith: prefix }, statusCode: 50301 } });
+    if (refused) console.log(`    ${refused} starts refused by Temporal (50301, refunded)`);
+    for (const { id } of sample) {
+      const { events } = await client.workflow.getHandle(id).fetchHistory();
+      if (events?.[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted) eager++;
+    }
+    return { eager, sampled: sample.length };
+  } finally {
+    await connection.close();
+  }
+}
 
 await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, results) => {
   const account = await benchAccount(bench.db);
@@ -102,28 +132,60 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
   if (!ONLY.has('task_post')) return;
 
   // task_post: each connection sends POST_ROUNDS 100-task bodies; tasks/s = tasks stored / wall time.
-  const postRun = async (name: string, asins: string[]) => {
-    const body = JSON.stringify(asins.map((a, i) => ({ asin: a, marketplace: 'com', tag: `post-${i}` })));
+  // `asins` null: a fresh ASIN for every element of every request (prefix per load run: the
+  // warm-up's and the measured run's never meet).
+  const placeholder = '__ASIN__';
+  const postRun = async (name: string, asins: string[] | null, prefix = 'W') => {
+    const body = JSON.stringify((asins ?? Array<string>(100).fill(placeholder)).map((a, i) => ({ asin: a, marketplace: 'com', tag: `post-${i}` })));
     const requests = [{ method: 'POST' as const, path: `${base}/task_post`, body }];
-    await runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS, requests, headers, timeout: 300 });
+    const fresh = (run: string) => (asins ? {} : { freshAsins: { placeholder, prefix: `${prefix}${run}` } });
+    await runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS, requests, headers, timeout: 300, ...fresh('A') });
     await awaitQuiet(name);
     const before = await bench.db.prisma.task.count();
+    const cpu0 = cpuSnapshot();
     const r = await withCpuProfile(`${name.replace(/\W+/g, '_')}-${bench.kind}`, () =>
-      runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS * POST_ROUNDS, requests, headers, timeout: 300 }),
+      runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS * POST_ROUNDS, requests, headers, timeout: 300, ...fresh('B') }),
     );
+    const cpu1 = cpuSnapshot();
     const accepted = (await bench.db.prisma.task.count()) - before;
     console.log(`  ${name}: ${r.requests} requests, ${accepted} tasks stored in ${r.durationSec.toFixed(1)} s, status ${JSON.stringify(r.statusCodes)}${r.errors + r.timeouts ? `, ${r.errors} errors, ${r.timeouts} timeouts` : ''}`);
     console.log(`    ${cpuText(r.cpu)}`);
-    return { tasksPerSec: accepted / r.durationSec, r, accepted };
+    // CPU per task by process over the measured run (hardly depends on other load, unlike tasks/s):
+    // the service's process (API + worker), the Temporal dev server, Chromium, PostgreSQL.
+    const byChild = treeCpuByChild(cpu0, cpu1, process.pid);
+    const perTask = (ms: number) => (accepted > 0 ? ms / accepted : 0);
+    const cpu = {
+      service: perTask(byChild.get('service process') ?? 0),
+      temporal: perTask(byChild.get('temporal') ?? 0),
+      chromium: perTask([...byChild].filter(([label]) => /^chrom/i.test(label)).reduce((sum, [, ms]) => sum + ms, 0)),
+      postgres: perTask(bench.kind === 'postgres' ? postgresCpuMs(cpu0, cpu1) : 0),
+    };
+    console.log(`    CPU per task: service process ${cpu.service.toFixed(2)} ms, Temporal dev server ${cpu.temporal.toFixed(2)} ms, Chromium ${cpu.chromium.toFixed(2)} ms, PostgreSQL ${cpu.postgres.toFixed(2)} ms`);
+    return { tasksPerSec: accepted / r.durationSec, r, accepted, cpu };
+  };
+  const addCpu = (label: string, cpu: { service: number; temporal: number; chromium: number; postgres: number }) => {
+    results.add(`task_post service CPU per task (${label})`, cpu.service, 'ms', { digits: 2, note: 'API + worker (+ PGlite) in the service process' });
+    results.add(`task_post Temporal dev server CPU per task (${label})`, cpu.temporal, 'ms', { digits: 2 });
   };
 
   const reuse = await postRun('task_post (reuse window)', stored);
   results.add(`task_post tasks/s (reuse window, ${POST_CONNECTIONS} conn)`, reuse.tasksPerSec, 'tasks/s', { digits: 0, cpu: reuse.r.cpu });
   results.add('task_post p50 per 100-task request', reuse.r.p50, 'ms', { digits: 0 });
 
-  // (b) every task starts a workflow; stop the worker first so no page is read meanwhile.
+  // (b) every task starts a workflow, the worker polling and reading as the service runs.
+  const polling = await postRun('task_post (workflow start, worker polling)', null);
+  const eager = await eagerShare(bench, 'WB');
+  console.log(`    ${eager.eager} of ${eager.sampled} sampled workflows started eagerly`);
+  results.add(`task_post tasks/s (workflow start, worker polling, ${POST_CONNECTIONS} conn)`, polling.tasksPerSec, 'tasks/s', {
+    digits: 0, cpu: polling.r.cpu, target: { op: '>=', limit: 500, db: 'postgres' }, note: `${eager.eager} of ${eager.sampled} sampled started eagerly`,
+  });
+  results.add('task_post p50 per 100-task request (workflow, worker polling)', polling.r.p50, 'ms', { digits: 0 });
+  addCpu('workflow start, worker polling', polling.cpu);
+
+  // (c) every task starts a workflow; stop the worker first so no page is read meanwhile.
   await bench.stack.worker.stop();
-  const fresh = await postRun('task_post (workflow start)', Array.from({ length: 100 }, (_, i) => asin('BF', i)));
-  results.add(`task_post tasks/s (workflow start, ${POST_CONNECTIONS} conn)`, fresh.tasksPerSec, 'tasks/s', { digits: 0, cpu: fresh.r.cpu });
-  results.add('task_post p50 per 100-task request (workflow)', fresh.r.p50, 'ms', { digits: 0 });
+  const stopped = await postRun('task_post (workflow start, worker stopped)', Array.from({ length: 100 }, (_, i) => asin('BF', i)));
+  results.add(`task_post tasks/s (workflow start, worker stopped, ${POST_CONNECTIONS} conn)`, stopped.tasksPerSec, 'tasks/s', { digits: 0, cpu: stopped.r.cpu, target: { op: '>=', limit: 500, db: 'postgres' } });
+  results.add('task_post p50 per 100-task request (workflow, worker stopped)', stopped.r.p50, 'ms', { digits: 0 });
+  addCpu('workflow start, worker stopped', stopped.cpu);
 });

@@ -86,6 +86,11 @@ export interface LoadOptions {
   amount?: number;
   /** Each connection cycles through these requests. */
   requests: { method: 'GET' | 'POST'; path: string; body?: string }[];
+  /**
+   * Every occurrence of `placeholder` in a body is replaced, in each request sent, by an ASIN
+   * never sent before in this run: `prefix` (uppercase letters) and a counter, 10 characters.
+   */
+  freshAsins?: { placeholder: string; prefix: string };
   headers: Record<string, string>;
   /** Per-request timeout, seconds. */
   timeout?: number;

@@ -11,13 +11,23 @@ process.stdin.setEncoding('utf8');
 for await (const chunk of process.stdin) input += chunk as string;
 const options = JSON.parse(input) as LoadOptions;
 
+/** The next never-sent ASIN of `freshAsins` (bench/http.ts LoadOptions). */
+let sent = 0;
+const fresh = options.freshAsins;
+const nextAsin = (prefix: string): string => `${prefix}${String(sent++).padStart(10 - prefix.length, '0')}`;
+
 const result = await autocannon({
   url: options.url,
   connections: options.connections,
   ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.duration ?? 10 }),
   timeout: options.timeout ?? 30,
   headers: options.headers,
-  requests: options.requests.map((r) => ({ method: r.method, path: r.path, ...(r.body !== undefined && { body: r.body }) })),
+  requests: options.requests.map((r) => ({
+    method: r.method, path: r.path, ...(r.body !== undefined && { body: r.body }),
+    ...(fresh && r.body?.includes(fresh.placeholder) && {
+      setupRequest: (req: { body?: string | Buffer }) => ({ ...req, body: r.body!.replaceAll(fresh.placeholder, () => nextAsin(fresh.prefix)) }),
+    }),
+  })),
 });
 
 const statusCodes: Record<string, number> = {};

@@ -13,6 +13,7 @@ import { devServerAddressFile } from '../core/temporal/address.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../core/temporal/dev-server.js';
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { startWorker, type RunningWorker } from '../worker/main.js';
+import { connectTemporal } from '../worker/worker.js';
 
 export interface Stack {
   config: Config;
@@ -65,9 +66,15 @@ export async function startStack(config: Config, logger: Logger, options: StackO
       started.push(async () => fs.rmSync(addressFile, { force: true }));
     }
     const temporalAddress = config.TEMPORAL_ADDRESS ?? devServer!.address;
-    const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver });
+    // One connection for the worker and the API's client: the SDK's native gRPC client, which
+    // does the calls' network work off the service's JavaScript thread, and on which a task the
+    // API starts may be handed to this worker in the start's answer (eager start) when it has a
+    // free workflow task slot. It outlives the worker (a benchmark stops the worker first).
+    const connection = await connectTemporal(temporalAddress, logger.child({ component: 'worker' }));
+    started.push(() => connection.close());
+    const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver, connection });
     started.push(() => worker.stop());
-    const api = await startApiServer({ config, db, temporalAddress, logger });
+    const api = await startApiServer({ config, db, temporalAddress, logger, workerConnection: connection });
     started.push(() => api.stop());
     let stopping: Promise<void> | undefined;
     return {

@@ -5,7 +5,7 @@
  * WORKER_METRICS_PORT (`startStandaloneWorker`; behind METRICS_TOKEN when set).
  */
 import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/db.js';
 import type { Logger } from '../core/logger.js';
@@ -18,23 +18,29 @@ import { BrowserGrid } from './browser/browser-grid.js';
 import { SourceIdentities } from './identity/source-identities.js';
 import { createPageParser } from './parser/parse-pool.js';
 import { ensureMaintenanceSchedules } from './schedules.js';
-import { createWorker } from './worker.js';
+import { connectTemporal, createWorker } from './worker.js';
 
 /** A running worker; `stop()` drains in-flight activities, then closes the browsers. */
 export interface RunningWorker {
   worker: Worker;
   grid: BrowserGrid;
+  /**
+   * The connection the workers poll on. A client built on it in this process may start workflows
+   * eagerly (worker/worker.ts `connectTemporal`). Closed by `stop()` unless it was passed in.
+   */
+  connection: NativeConnection;
   stop(): Promise<void>;
 }
 
 /**
  * Starts the worker and registers the maintenance schedules (worker/schedules.ts; a refusal is
  * logged, the worker runs on). `webhookResolver` replaces the system resolver of webhook
- * deliveries (tests).
+ * deliveries (tests). `connection` (from `connectTemporal`) is polled on instead of a connection of
+ * its own, and left open by `stop()`: its owner may share it with the API's client (scripts/stack.ts).
  * @throws before any browser starts when the namespace lacks the custom search attributes
  *   (core/temporal/search-attributes.ts; the message names them and the command that creates them).
  */
-export async function startWorker(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver }): Promise<RunningWorker> {
+export async function startWorker(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver; connection?: NativeConnection }): Promise<RunningWorker> {
   const { config } = options;
   const logger = options.logger.child({ component: 'worker' });
   // A client for the maintenance activities (the reconciler starts and looks at workflows) and the schedules.
@@ -50,11 +56,14 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
   let created: Awaited<ReturnType<typeof createWorker>>;
   const identities = SourceIdentities.fromConfig(config, logger.child({ component: 'source-identities' }));
   const parser = createPageParser(config.PARSE_THREADS, (err) => logger.error({ err }, 'a parse thread failed between parses; it is replaced'));
+  let connection = options.connection;
+  const closeConnection = async () => { if (!options.connection) await connection?.close(); };
   try {
+    connection ??= await connectTemporal(options.temporalAddress, logger);
     grid = await BrowserGrid.fromConfig(config, logger.child({ component: 'browser-grid' }));
     created = await createWorker({
       config,
-      address: options.temporalAddress,
+      connection,
       deps: {
         db: options.db, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger, parser,
         webhookSchedule: { retryDelaysMs: config.WEBHOOK_RETRY_DELAYS, timeoutMs: config.WEBHOOK_TIMEOUT },
@@ -69,10 +78,11 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
     await grid?.close();
     await identities.close();
     await parser.close();
+    await closeConnection();
     await clientConnection.close();
     throw error;
   }
-  const { worker, pageReader, webhookSender, connection } = created;
+  const { worker, pageReader, webhookSender } = created;
   const running = Promise.all([worker.run(), pageReader.run(), webhookSender.run()]);
   running.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
   await ensureMaintenanceSchedules(client, config).catch((error: unknown) => logger.error({ err: error }, 'could not register the maintenance schedules'));
@@ -80,11 +90,12 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
   return {
     worker,
     grid,
+    connection,
     stop() {
       stopping ??= (async () => {
         for (const w of [pageReader, webhookSender, worker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
-        await connection.close();
+        await closeConnection();
         await clientConnection.close();
         await grid.close();
         await identities.close();

@@ -46,15 +46,27 @@ export function installTemporalLogging(logger: Logger): void {
 const READ_DRAIN_MARGIN_MS = 15_000;
 
 /**
- * Creates (does not run) the workers: one polling `config.TEMPORAL_TASK_QUEUE` for workflows and
- * bookkeeping activities; one polling its page-read queue with one slot per browser page, so a
+ * The worker's connection to Temporal (`address` is `host:port`), with the SDK's logs routed into
+ * `logger` first. A `Client` built on it may ask for eager workflow starts
+ * (core/temporal/task-launcher.ts `eagerStart`): the server then hands a started workflow's first
+ * task back in the start's answer, and the SDK gives it to a worker of this process polling that
+ * task queue on this connection, instead of the worker polling it from the server's matching.
+ * @throws when the server does not answer.
+ */
+export async function connectTemporal(address: string, logger: Logger): Promise<NativeConnection> {
+  installTemporalLogging(logger);
+  return NativeConnection.connect({ address });
+}
+
+/**
+ * Creates (does not run) the workers on `connection` (`connectTemporal`; the caller closes it):
+ * one polling `config.TEMPORAL_TASK_QUEUE` for workflows and bookkeeping activities; one polling its page-read queue with one slot per browser page, so a
  * backlog of reads waits in Temporal rather than timing out inside the worker; and one polling its
  * webhook queue with WEBHOOK_SLOTS slots, so receivers that answer slowly never hold the slots of
  * monitoring runs and task bookkeeping.
  */
-export async function createWorker(options: { config: Config; address: string; deps: ActivityDeps }): Promise<{ worker: Worker; pageReader: Worker; webhookSender: Worker; connection: NativeConnection }> {
-  installTemporalLogging(options.deps.logger);
-  const connection = await NativeConnection.connect({ address: options.address });
+export async function createWorker(options: { config: Config; connection: NativeConnection; deps: ActivityDeps }): Promise<{ worker: Worker; pageReader: Worker; webhookSender: Worker }> {
+  const { connection } = options;
   const activities = createActivities(options.deps);
   // Page reads: exactly as many slots as the browser grid has pages (BROWSER_MAX_PAGES per browser).
   const pageSlots = options.config.BROWSER_MAX_PAGES * Math.max(1, options.config.BROWSER_WS_ENDPOINTS.length);
@@ -92,5 +104,5 @@ export async function createWorker(options: { config: Config; address: string; d
     // the others from history when their timer fires (bounded memory with 10,000+ monitors).
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
   });
-  return { worker, pageReader, webhookSender, connection };
+  return { worker, pageReader, webhookSender };
 }

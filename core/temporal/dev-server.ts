@@ -71,6 +71,10 @@ async function startOnce(options: DevServerOptions, port: number): Promise<Tempo
     '--dynamic-config-value', 'matching.useNewMatcher=true',
     '--dynamic-config-value', 'matching.enableFairness=true',
   );
+  // Eager workflow start (core/temporal/task-launcher.ts `eagerStart`): the first workflow task
+  // comes back in the start's answer to the worker in the API's process. On by default in the
+  // server this CLI runs; stated so that the service's start path does not depend on that default.
+  args.push('--dynamic-config-value', 'system.enableEagerWorkflowStart=true');
   if (options.dbFile) {
     fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
     // WAL with synchronous=NORMAL: one fsync per checkpoint instead of per commit. Committed

@@ -75,8 +75,23 @@ function webhookPlan(config: Config, kinds: WebhookKind[], accountId: number | u
   };
 }
 
+/** How `temporalTaskLauncher` starts workflows. */
+export interface TaskLauncherOptions {
+  /**
+   * Ask for eager start of productTask workflows (`requestEagerStart`): the server returns the
+   * first workflow task in the start's answer and the SDK hands it to a worker of this process
+   * polling TEMPORAL_TASK_QUEUE, skipping the server's matching and the worker's poll. Only for a
+   * client on the `NativeConnection` such a worker polls on (worker/worker.ts `connectTemporal`);
+   * the SDK refuses the start on any other connection. When no worker of this process has a free
+   * workflow slot (or none polls any more), the SDK asks for a normal start: the task then waits
+   * in its queue as it does without this option. Default false.
+   */
+  eagerStart?: boolean;
+}
+
 /** The Temporal implementation of `TaskLauncher` (and of the reconciler's `TaskWorkflows`). */
-export function temporalTaskLauncher(client: Client, config: Config): TaskLauncher & TaskWorkflows {
+export function temporalTaskLauncher(client: Client, config: Config, options: TaskLauncherOptions = {}): TaskLauncher & TaskWorkflows {
+  const eager = options.eagerStart ? { requestEagerStart: true } : {};
   return {
     async start({ webhookKinds, urgency, accountId, login, tag, priority, webhookUrls, ...input }) {
       const facts = {
@@ -89,6 +104,7 @@ export function temporalTaskLauncher(client: Client, config: Config): TaskLaunch
         // A task is read by one workflow run at most, whoever starts it.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         priority: { priorityKey: PRIORITY_KEYS[urgency ?? 'normal'] },
+        ...eager,
         ...startLabels(taskAttributes(facts), taskSummary(facts), taskDetails(facts)),
         args: [{
           ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000,
