@@ -183,6 +183,8 @@ describe("operators' view: search attributes, summaries, state query, ending a s
       { workflowId: pingback, type: 'webhookDelivery', status: 'RUNNING' },
     ]);
     await listsExactly(`WebhookKind = 'postback' AND AccountId = ${bob.id} AND ResultCode = 200`, [{ workflowId: postback, type: 'webhookDelivery', status: 'COMPLETED' }]);
+    // The pingback's ResultCode is upserted once its first attempt has failed: wait for it to show.
+    await listsExactly(`WebhookKind = 'pingback' AND AccountId = ${bob.id} AND ResultCode = 500`, [{ workflowId: pingback, type: 'webhookDelivery', status: 'RUNNING' }]);
     const ping = await describeOf(pingback);
     expect(await ping.staticSummary()).toBe(`pingback of task ${ids.bob} to ${receiver.url}/fail/ping · account ${bob.id}`);
     expect(attributes(ping)).toEqual({ WebhookKind: 'pingback', AccountId: bob.id, Asin: 'B0000000P1', Marketplace: 'de', ResultCode: 500, Summary: await ping.staticSummary() });
