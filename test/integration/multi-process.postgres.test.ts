@@ -36,7 +36,7 @@ import type { PrismaClient } from '../../core/db/prisma.js';
 import { MARKETPLACES } from '../../core/marketplaces.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { loadManifest } from '../../replay/manifest.js';
-import { startReplayServer, type ReplayServer } from '../../replay/server.js';
+import { startDelayedReplay, type DelayedReplay } from '../support/delayed-replay.js';
 import { createScratchDatabase, syntheticReplayDir } from '../support/env.js';
 import { apiClient, waitFor, type ApiClient } from '../support/http.js';
 import { describeNeeding, postgres, type Prerequisite } from '../support/prerequisites.js';
@@ -82,7 +82,7 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
   let prisma: PrismaClient | undefined;
   let temporal: TemporalDevServer | undefined;
   let temporalConnection: Connection | undefined;
-  let replay: ReplayServer | undefined;
+  let replay: DelayedReplay | undefined;
   let apis: ApiClient[] = [];
   let workers: ServiceProcess[] = [];
   let workerEnv: Record<string, string> = {};
@@ -124,7 +124,7 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
     // tested here; 500 tasks plus the polling and collecting requests must not be refused.
     await setLimits(db, { login: 'multi', requestsPerMinute: 1_000_000, tasksPerMinute: 1_000_000 });
     temporal = await startTemporalDevServer({ uiPort: false, logFile: path.join(workDir, 'temporal.log') });
-    replay = await startReplayServer({ dir: replayDir, port: 0 });
+    replay = await startDelayedReplay(replayDir);
 
     const common: Record<string, string> = {
       DATABASE_URL: scratch.url,
@@ -225,10 +225,14 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
     await waitFor(async () => (await finishedCount()) >= KILL_AT, RUN_TIMEOUT_MS, 250).catch((error: Error) => {
       throw new Error(`${error.message} waiting for ${KILL_AT} finished tasks\n${outputs()}`);
     });
-    // Kill it while it holds a read (Temporal shows a started page read whose worker is the victim):
-    // that read's retry elsewhere, after its timeout, is what the last test looks for.
-    await waitFor(() => holdsRead(`${victim.pid}@${os.hostname()}`), 60_000, 50).catch((error: Error) => {
-      throw new Error(`${error.message} waiting for ${victim.name} to hold a page read\n${outputs()}`);
+    // The marketplace stops answering until the restarted worker runs. Once every page of both
+    // workers (BROWSER_MAX_PAGES each) waits at the gate, the victim surely holds started reads when
+    // it dies (their retry elsewhere, after the heartbeat timeout, is what the last test looks for),
+    // and work is left for the restarted worker however fast the other one reads.
+    replay!.hold();
+    const pagesInFlight = 2 * Number(workerEnv.BROWSER_MAX_PAGES);
+    await waitFor(async () => replay!.held() >= pagesInFlight && (await holdsRead(`${victim.pid}@${os.hostname()}`)), 60_000, 100).catch((error: Error) => {
+      throw new Error(`${error.message} waiting for ${victim.name} to hold page reads (${replay!.held()} requests held)\n${outputs()}`);
     });
     const ownChromium = childPids(victim.pid, CHROMIUM);
     victim.signalGroup('SIGKILL');
@@ -246,7 +250,7 @@ describeNeeding([await postgres(), replayPages], '2 API processes and 2 workers 
     });
 
     await sleep(3_000);
-    restarted = await startWorker('worker-2-restarted');
+    restarted = await startWorker('worker-2-restarted').finally(() => replay!.release());
     workers[1] = restarted;
 
     await waitFor(async () => (await finishedCount()) === TASKS, RUN_TIMEOUT_MS, 1_000).catch(async (error: Error) => {
