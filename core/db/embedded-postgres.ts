@@ -7,10 +7,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { trackEmbeddedDatabaseMemory } from '../metrics.js';
+import { threadEntry } from '../thread-entry.js';
+import type { EmbeddedPostgresThreadData, EmbeddedPostgresThreadMessage } from './embedded-postgres-thread.js';
 
 function isAlive(pid: number): boolean {
   try {
@@ -35,15 +36,6 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/**
- * Bytes of PGlite's WASM linear memory, or undefined when it cannot be read. PGlite keeps its
- * Emscripten module in a protected field (`mod`), read here as the memory gauge's only source.
- */
-function pgliteWasmBytes(db: PGlite): number | undefined {
-  const mod = (db as unknown as { mod?: { wasmMemory?: WebAssembly.Memory; HEAP8?: Int8Array } }).mod;
-  return mod?.wasmMemory?.buffer.byteLength ?? mod?.HEAP8?.buffer.byteLength;
-}
-
 /** A running embedded database. `url` is a `postgresql://` URL for `pg`/Prisma. */
 export interface EmbeddedPostgres {
   url: string;
@@ -51,7 +43,8 @@ export interface EmbeddedPostgres {
 }
 
 /**
- * Starts PGlite on `<dataDir>/pglite` and serves it on a Unix socket.
+ * Starts PGlite on `<dataDir>/pglite` and serves it on a Unix socket, both on a thread of their own
+ * (core/db/embedded-postgres-thread.ts) so that queries run beside the caller's event loop.
  * PGlite is a single session: the socket server runs one query at a time across connections, so
  * a transaction is only isolated when one connection is used. The service therefore uses a pool of
  * one connection (see `openDatabase`); the extra slots only absorb short-lived clients such as the
@@ -79,21 +72,47 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   }
   fs.writeFileSync(pidFile, String(process.pid));
   fs.rmSync(socketPath, { force: true });
-  const db = await PGlite.create({ dataDir: dbDir });
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 });
-  await server.start();
-  const untrack = trackEmbeddedDatabaseMemory(() => pgliteWasmBytes(db));
-  let stopped = false;
+  const data: EmbeddedPostgresThreadData = { dbDir, socketPath };
+  const { filename, execArgv } = threadEntry(import.meta.url, 'embedded-postgres-thread');
+  const thread = new Worker(new URL(filename), { execArgv, workerData: data });
+  let wasmBytes: number | undefined;
+  let stopped: (() => void) | undefined;
+  thread.on('message', (message: EmbeddedPostgresThreadMessage) => {
+    if (message.type === 'memory') wasmBytes = message.bytes;
+    if (message.type === 'stopped') stopped?.();
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      thread.on('message', (message: EmbeddedPostgresThreadMessage) => { if (message.type === 'ready') resolve(); });
+      thread.once('error', reject);
+      thread.once('exit', (code) => reject(new Error(`the embedded database thread exited at start (code ${code})`)));
+    });
+  } catch (error) {
+    await thread.terminate();
+    fs.rmSync(pidFile, { force: true });
+    throw error;
+  }
+  // From here on the thread failing is the database failing: its `error` event, unheard, ends the
+  // process, as an exception inside PGlite on the caller's thread would.
+  thread.removeAllListeners('error').removeAllListeners('exit');
+  const untrack = trackEmbeddedDatabaseMemory(() => wasmBytes);
+  let stopping: Promise<void> | undefined;
   return {
     url,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      untrack();
-      await server.stop();
-      await db.close();
-      fs.rmSync(socketPath, { force: true });
-      fs.rmSync(pidFile, { force: true });
+    stop() {
+      stopping ??= (async () => {
+        untrack();
+        await new Promise<void>((resolve, reject) => {
+          stopped = resolve;
+          thread.once('error', reject);
+          thread.once('exit', () => resolve());
+          thread.postMessage('stop');
+        });
+        await thread.terminate();
+        fs.rmSync(socketPath, { force: true });
+        fs.rmSync(pidFile, { force: true });
+      })();
+      return stopping;
     },
   };
 }

@@ -5,12 +5,11 @@
  * their queue and their restart after a crash). `inlinePageParser` parses on the caller's thread
  * (PARSE_THREADS=0, and callers that have no pool, such as tests of the grid).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Marketplace } from '../../core/marketplaces.js';
 import { trackParseThreadHeaps, type ThreadHeap } from '../../core/metrics.js';
+import { threadEntry } from '../../core/thread-entry.js';
 import type { PageParse } from '../../core/product.js';
 import { decodePage, parseProductPage } from './index.js';
 import type { ParseAnswer, ParseJob } from './parse-thread.js';
@@ -30,16 +29,6 @@ export const inlinePageParser: PageParser = {
 };
 
 /**
- * The thread entry and how to load it: the TypeScript source through tsx when the service runs
- * from source (npm start, tests, benches), the compiled file under dist/.
- */
-function threadEntry(): { filename: string; execArgv: string[] } {
-  const ts = new URL('./parse-thread.ts', import.meta.url);
-  if (fs.existsSync(fileURLToPath(ts))) return { filename: ts.href, execArgv: ['--import', import.meta.resolve('tsx')] };
-  return { filename: new URL('./parse-thread.js', import.meta.url).href, execArgv: [] };
-}
-
-/**
  * A pool of `threads` worker threads that decode and parse pages; `close()` ends them. While open,
  * its threads' heaps are in the `retail_parse_thread_heap_bytes` gauge (core/metrics.ts).
  */
@@ -55,7 +44,7 @@ export class ParsePool implements PageParser {
    */
   constructor(threads: number, onThreadError: (error: Error) => void = () => undefined) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`parse threads: ${threads} (≥ 1)`);
-    const { filename, execArgv } = threadEntry();
+    const { filename, execArgv } = threadEntry(import.meta.url, 'parse-thread');
     this.pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
     this.pool.on('error', onThreadError);
     this.untrack = trackParseThreadHeaps(() => this.heaps());
