@@ -5,7 +5,8 @@
  * process of its own (its CPU is nobody's), each at the same concurrency (BENCH_FLOOR_CONCURRENCY, 4):
  * - the floor: HTTP GET + parse5 parse, no browser (bench/floor-readers.ts `http`);
  * - a plain puppeteer-core script: goto + content, document only, JavaScript off, 4 pages at once
- *   (bench/floor-readers.ts `puppeteer`), then the same parse5 parse;
+ *   (bench/floor-readers.ts `puppeteer`), then the same parse5 parse, over the first
+ *   BENCH_FLOOR_PUPPETEER_PAGES of the pages (all of them by default);
  * - the service: BENCH_FLOOR_PAGES tasks (300) posted with task_post (100-task bodies: the first
  *   saturates the worker, the others follow one a second, each timed as a task_post made during a
  *   saturated run) and collected through tasks_ready; REUSE_WINDOW=0s so every task reads its page,
@@ -30,6 +31,8 @@ import { benchAccount, runPart, sleep } from './stack.js';
 const PAGES = envInt('BENCH_FLOOR_PAGES', 300);
 const CONCURRENCY = envInt('BENCH_FLOOR_CONCURRENCY', 4);
 const READS = envInt('BENCH_FLOOR_READS', 20);
+/** Pages the puppeteer script reads (its per-page figures need fewer than the others: it is the slowest by far). */
+const PUPPETEER_PAGES = Math.min(PAGES, envInt('BENCH_FLOOR_PUPPETEER_PAGES', PAGES));
 const GAP_MS = envInt('BENCH_FLOOR_GAP_MS', 500);
 /** Measuring the service stops here even if tasks are still open. */
 const MAX_MS = envInt('BENCH_FLOOR_MAX_S', 900) * 1000;
@@ -98,7 +101,7 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
     await awaitQuiet(name);
     const before = cpuSnapshot();
     const answer = await runReader({
-      mode, urls: work.map(pageUrl), concurrency: CONCURRENCY, singles: singles.map(pageUrl), gapMs: GAP_MS,
+      mode, urls: (mode === 'puppeteer' ? work.slice(0, PUPPETEER_PAGES) : work).map(pageUrl), concurrency: CONCURRENCY, singles: singles.map(pageUrl), gapMs: GAP_MS,
       ...(process.env.CHROME_PATH && { chromePath: process.env.CHROME_PATH }),
     });
     const share = cpuShareOfTree(before, cpuSnapshot());
