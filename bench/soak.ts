@@ -92,7 +92,7 @@ interface Split {
 const SPLIT_LABELS: Record<keyof Split, string> = {
   mainHeapUsed: 'main thread V8 heap used',
   mainHeapTotal: 'main thread V8 heap total',
-  external: 'main thread external (incl. ArrayBuffers, WASM)',
+  external: 'main thread external (incl. ArrayBuffers)',
   arrayBuffers: 'main thread ArrayBuffers',
   threadHeapUsed: 'parse threads V8 heap used',
   threadHeapTotal: 'parse threads V8 heap total',
@@ -128,12 +128,13 @@ interface Sample {
 
 /**
  * Anonymous memory not accounted for by the V8 heaps of the main and parse threads (their total
- * size) or the main thread's external memory (which counts the ArrayBuffers and PGlite's WASM
- * memory), MiB: native allocations (Node, Temporal's core and its workflow threads' heaps, the
- * allocator's free lists) and V8 pages a shrinking heap has not handed back yet (so it swings
- * against the main heap's total; the anonymous sum is the steady figure).
+ * size), the main thread's external memory (which counts its ArrayBuffers) or PGlite's WASM memory
+ * (on the embedded database's thread), MiB: native allocations (Node, Temporal's core and its
+ * workflow threads' heaps, the embedded database thread's small V8 heap, the allocator's free
+ * lists) and V8 pages a shrinking heap has not handed back yet (so it swings against the main
+ * heap's total; the anonymous sum is the steady figure).
  */
-const rest = (s: Split): number => s.anonymous - s.mainHeapTotal - s.external - s.threadHeapTotal;
+const rest = (s: Split): number => s.anonymous - s.mainHeapTotal - s.external - s.threadHeapTotal - s.wasm;
 
 await runPart('soak', `soak: ${MINUTES} min of saturated reads`, { REUSE_WINDOW: '0s' }, async (bench, results) => {
   const account = await benchAccount(bench.db);

@@ -67,7 +67,7 @@ export async function startBenchStack(kind: DbKind, env: Record<string, string> 
   let database: string;
   if (kind === 'pglite') {
     const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
-    database = `PGlite ${pkg.version} (${pgVersion} in WASM, in the service's process, Unix socket, pool 1)`;
+    database = `PGlite ${pkg.version} (${pgVersion} in WASM, on its own thread of the service's process, Unix socket, pool 1)`;
   } else {
     database = `${pgVersion} server on 127.0.0.1:5432, scratch database, pool 10`;
   }
