@@ -118,6 +118,12 @@ export const configSchema = z.object({
     .describe('Concurrent pages per browser.'),
   BROWSER_NAV_TIMEOUT: duration.default(30_000)
     .describe('Page navigation timeout per read.'),
+  READ_NICE: z.coerce.number().int().min(0).max(19).default(10)
+    .describe(
+      'Nice value (0–19) of the locally launched Chromium and of the parse threads: on a saturated machine the ' +
+      'API, the database and Temporal get the CPU first and reads take the rest; 0 = the service\'s own priority. ' +
+      'A remote grid (BROWSER_WS_ENDPOINTS) is not affected.',
+    ),
   PARSE_THREADS: z.coerce.number().int().min(0).max(64).optional()
     .describe(
       'Worker threads that decode and parse the pages read, so the API and the Temporal worker never wait ' +

@@ -55,7 +55,7 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
   let grid: BrowserGrid | undefined;
   let created: Awaited<ReturnType<typeof createWorker>>;
   const identities = SourceIdentities.fromConfig(config, logger.child({ component: 'source-identities' }));
-  const parser = createPageParser(config.PARSE_THREADS, (err) => logger.error({ err }, 'a parse thread failed between parses; it is replaced'));
+  const parser = createPageParser(config.PARSE_THREADS, (err) => logger.error({ err }, 'a parse thread failed between parses; it is replaced'), config.READ_NICE);
   let connection = options.connection;
   const closeConnection = async () => { if (!options.connection) await connection?.close(); };
   try {

@@ -12,6 +12,7 @@ import { BrowserGrid, CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from '../../work
 import { ReadCancelledError, SourceUnavailableError } from '../../worker/browser/errors.js';
 import type { ReadIdentity } from '../../worker/browser/read-identity.js';
 import { chromePath, expectIdle, fixtures, mp, RecordingServer, rendererPids } from '../support/browser-grid.js';
+import { threadNices } from '../support/processes.js';
 
 let replay: ReplayServer;
 let recorder: RecordingServer;
@@ -90,6 +91,23 @@ describe('BrowserGrid (local Chromium) with the replay server', () => {
       expect(rendererPids(browserPid)).toEqual(before);
     }
     expect(grid.stats().warmPages).toBe(4);
+  });
+
+  it('runs a local Chromium at the nice value it is given, renderers started for later reads included', async () => {
+    await using grid = await BrowserGrid.start({ wsEndpoints: [], chromePath, chromiumNice: 10, maxPages: 2, navTimeoutMs: 10_000, sourceOrigin: replay.url });
+    // Cross-site reads in fresh incognito contexts: renderers the browser starts after the launch.
+    await Promise.all([['uk', 'B0000000U1'], ['jp', 'B0000000J1']].map(async ([code, asin]) => {
+      const page = await grid.read({ marketplace: mp(code as 'uk' | 'jp'), asin: asin! });
+      expect(page.httpStatus).toBe(200);
+      page.done!();
+    }));
+    await expectIdle(grid);
+    const browserPid = grid.stats().browsers[0]!.pid!;
+    const renderers = rendererPids(browserPid);
+    expect(renderers.size).toBeGreaterThan(0);
+    for (const pid of [browserPid, ...renderers]) expect(new Set(threadNices(pid)), `process ${pid}`).toEqual(new Set([10]));
+    // Without the option the browser keeps the launcher's priority.
+    expect(new Set(threadNices(replayGrid.stats().browsers[0]!.pid!))).toEqual(new Set([0]));
   });
 
   it('relaunches the local Chromium on the next read after it crashed', async () => {

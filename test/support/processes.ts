@@ -183,3 +183,18 @@ export function childPids(pid: number, command: RegExp): number[] {
   }
   return out;
 }
+
+/** The nice value of each thread of process `pid` (Linux /proc). */
+export function threadNices(pid: number): number[] {
+  const nices: number[] = [];
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      // /proc/<pid>/task/<tid>/stat: field 19 is the nice value; fields counted after "(comm)".
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      nices.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return nices;
+}

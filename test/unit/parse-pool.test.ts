@@ -4,6 +4,7 @@
  * turning while a page is parsed; a failed parse reaches the caller; PARSE_THREADS' default.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MARKETPLACES, type Marketplace } from '../../core/marketplaces.js';
@@ -11,6 +12,7 @@ import { loadManifest } from '../../replay/manifest.js';
 import { ParsePool, defaultParseThreads, inlinePageParser } from '../../worker/parser/parse-pool.js';
 import { sharedPagesDir } from '../support/env.js';
 import { describeNeeding, savedPages } from '../support/prerequisites.js';
+import { threadNices } from '../support/processes.js';
 
 const pages: { file: string; bytes: Buffer; marketplace: Marketplace }[] = [];
 if (!savedPages.missing) {
@@ -68,6 +70,20 @@ describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () =
   it('a parse that fails rejects with the thread\'s error', async () => {
     const p = pages[0]!;
     await expect(pool.parse(p.bytes, 'text/html', { ...p.marketplace, code: 'xx' as Marketplace['code'] })).rejects.toThrow('unknown marketplace xx');
+  });
+
+  it('its threads take the nice value they are given; the calling thread keeps its own', async () => {
+    const niced = () => threadNices(process.pid).filter((nice) => nice === 10).length;
+    const before = niced();
+    const nicePool = new ParsePool(2, undefined, 10);
+    try {
+      const page = pages[0]!;
+      await Promise.all([nicePool.parse(page.bytes, undefined, page.marketplace), nicePool.parse(page.bytes, undefined, page.marketplace)]);
+      expect(niced() - before).toBe(2);
+      expect(os.getPriority(0)).toBe(0);
+    } finally {
+      await nicePool.close();
+    }
   });
 });
 

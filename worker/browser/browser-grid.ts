@@ -36,6 +36,8 @@ export interface BrowserGridOptions {
   wsEndpoints: readonly string[];
   /** Chromium binary for the local browser; unset → `/usr/bin/chromium`, `chromium`, `google-chrome`. */
   chromePath?: string;
+  /** Nice value (0–19) of the local Chromium's processes: reads yield the CPU to the rest. @default 0 */
+  chromiumNice?: number;
   /** Concurrent pages per browser (the grid allows `maxPages × browsers`). */
   maxPages: number;
   /** Navigation time limit of one read, ms. */
@@ -126,7 +128,7 @@ export class BrowserGrid implements AsyncDisposable {
     const sources: BrowserSource[] =
       options.wsEndpoints.length > 0
         ? options.wsEndpoints.map((endpoint) => ({ kind: 'connect', endpoint }))
-        : [{ kind: 'launch', chromePath: resolveChromePath(options.chromePath) }];
+        : [{ kind: 'launch', chromePath: resolveChromePath(options.chromePath), nice: options.chromiumNice ?? 0 }];
     const pool = new BrowserPool(sources, { maxPages: options.maxPages, protocolTimeoutMs: readTimeLimitMs(options.navTimeoutMs), logger });
     const grid = new BrowserGrid(pool, { ...options, logger });
     const failures = await pool.connectAll();
@@ -140,11 +142,12 @@ export class BrowserGrid implements AsyncDisposable {
     return grid;
   }
 
-  /** {@link BrowserGrid.start} with BROWSER_WS_ENDPOINTS, CHROME_PATH, BROWSER_MAX_PAGES, BROWSER_NAV_TIMEOUT, RETAIL_SOURCE_ORIGIN. */
+  /** {@link BrowserGrid.start} with BROWSER_WS_ENDPOINTS, CHROME_PATH, READ_NICE, BROWSER_MAX_PAGES, BROWSER_NAV_TIMEOUT, RETAIL_SOURCE_ORIGIN. */
   static fromConfig(config: Config, logger?: Logger): Promise<BrowserGrid> {
     return BrowserGrid.start({
       wsEndpoints: config.BROWSER_WS_ENDPOINTS,
       ...(config.CHROME_PATH !== undefined && { chromePath: config.CHROME_PATH }),
+      chromiumNice: config.READ_NICE,
       maxPages: config.BROWSER_MAX_PAGES,
       navTimeoutMs: config.BROWSER_NAV_TIMEOUT,
       ...(config.RETAIL_SOURCE_ORIGIN !== undefined && { sourceOrigin: config.RETAIL_SOURCE_ORIGIN }),

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
+import { lowerTreePriority } from './process-priority.js';
 
 /** Flags for a locally launched Chromium on a machine without network egress to Google services. */
 export const LOCAL_CHROMIUM_ARGS = [
@@ -34,7 +35,7 @@ export type BrowserSource =
   /** A CDP endpoint: `ws://…/devtools/browser/<id>`, or `http://host:port` (resolved via /json/version). */
   | { kind: 'connect'; endpoint: string }
   /** A local headless Chromium launched from this binary, with a fresh temporary profile. */
-  | { kind: 'launch'; chromePath: string };
+  | { kind: 'launch'; chromePath: string; /** Nice value of its process tree (0 = the launcher's priority). */ nice: number };
 
 /** Options shared by every slot. */
 export interface BrowserSlotOptions {
@@ -132,6 +133,7 @@ export class BrowserSlot {
       process.once('exit', killOnExit);
       child.once('exit', () => process.off('exit', killOnExit));
     }
+    if (child?.pid !== undefined && this.source.kind === 'launch' && this.source.nice > 0) lowerTreePriority(child.pid, this.source.nice);
     this.options.logger.info({ browser: this.label, pid: browser.process()?.pid }, 'browser ready');
     return browser;
   }

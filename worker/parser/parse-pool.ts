@@ -12,7 +12,7 @@ import { trackParseThreadHeaps, type ThreadHeap } from '../../core/metrics.js';
 import { threadEntry } from '../../core/thread-entry.js';
 import type { PageParse } from '../../core/product.js';
 import { decodePage, parseProductPage } from './index.js';
-import type { ParseAnswer, ParseJob } from './parse-thread.js';
+import type { ParseAnswer, ParseJob, ParseThreadData } from './parse-thread.js';
 
 /** Decodes and parses a read page; `parseMs` is the decode + parse time itself (no queueing), ms. */
 export interface PageParser {
@@ -41,11 +41,13 @@ export class ParsePool implements PageParser {
    * @param onThreadError told when a thread fails while it holds no parse (piscina replaces it); a
    *   failure during a parse rejects that parse instead. Without a listener piscina's `error` event
    *   would end the process.
+   * @param nice nice value (0–19) each thread gives itself: parses yield the CPU to the API (READ_NICE)
    */
-  constructor(threads: number, onThreadError: (error: Error) => void = () => undefined) {
+  constructor(threads: number, onThreadError: (error: Error) => void = () => undefined, nice = 0) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`parse threads: ${threads} (≥ 1)`);
     const { filename, execArgv } = threadEntry(import.meta.url, 'parse-thread');
-    this.pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
+    const workerData: ParseThreadData = { nice };
+    this.pool = new Piscina({ filename, execArgv, workerData, minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
     this.pool.on('error', onThreadError);
     this.untrack = trackParseThreadHeaps(() => this.heaps());
   }
@@ -83,9 +85,9 @@ export function defaultParseThreads(cores = os.availableParallelism()): number {
 
 /**
  * The configured parser (PARSE_THREADS): a pool of `threads` threads (unset → `defaultParseThreads()`),
- * or the inline parser for 0 (`close` is then a no-op). `onThreadError`: see `ParsePool`.
+ * or the inline parser for 0 (`close` is then a no-op). `onThreadError`, `nice`: see `ParsePool`.
  */
-export function createPageParser(threads: number | undefined, onThreadError: (error: Error) => void): PageParser & { close(): Promise<void> } {
+export function createPageParser(threads: number | undefined, onThreadError: (error: Error) => void, nice = 0): PageParser & { close(): Promise<void> } {
   const n = threads ?? defaultParseThreads();
-  return n > 0 ? new ParsePool(n, onThreadError) : { ...inlinePageParser, close: () => Promise.resolve() };
+  return n > 0 ? new ParsePool(n, onThreadError, nice) : { ...inlinePageParser, close: () => Promise.resolve() };
 }

@@ -2,9 +2,22 @@
  * The parse pool's thread entry (worker/parser/parse-pool.ts): decodes and parses one page in a
  * worker thread, so the API and the Temporal worker on the main thread never wait behind it.
  */
+import os from 'node:os';
+import { workerData } from 'node:worker_threads';
 import { resolveMarketplace, type MarketplaceCode } from '../../core/marketplaces.js';
 import type { PageParse } from '../../core/product.js';
 import { decodePage, parseProductPage } from './index.js';
+
+/** What the pool passes as `workerData`. */
+export interface ParseThreadData {
+  /** Nice value (0–19) this thread takes at start. */
+  nice: number;
+}
+
+// Linux keeps a nice value per thread: with pid 0, setpriority(2) changes this thread alone, so
+// parses yield the CPU to the API and the database on the main thread and leave them their priority.
+const { nice } = (workerData ?? { nice: 0 }) as ParseThreadData;
+if (nice > 0 && os.getPriority(0) < nice) os.setPriority(0, nice);
 
 /** One page to parse: its bytes (copied into the thread), its Content-Type and its marketplace's code. */
 export interface ParseJob {
