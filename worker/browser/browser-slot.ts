@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
-import { lowerTreePriority } from './process-priority.js';
+import { launchCommand } from './launch-priority.js';
 
 /** Flags for a locally launched Chromium on a machine without network egress to Google services. */
 export const LOCAL_CHROMIUM_ARGS = [
@@ -113,7 +113,7 @@ export class BrowserSlot {
 
   private async open(): Promise<Browser> {
     await this.removeProfile();
-    const browser = this.source.kind === 'connect' ? await this.connect(this.source.endpoint) : await this.launch(this.source.chromePath);
+    const browser = this.source.kind === 'connect' ? await this.connect(this.source.endpoint) : await this.launch(this.source.chromePath, this.source.nice);
     if (this.closed) {
       await (this.source.kind === 'connect' ? browser.disconnect() : browser.close()).catch(() => undefined);
       throw new Error('browser slot closed');
@@ -133,7 +133,6 @@ export class BrowserSlot {
       process.once('exit', killOnExit);
       child.once('exit', () => process.off('exit', killOnExit));
     }
-    if (child?.pid !== undefined && this.source.kind === 'launch' && this.source.nice > 0) lowerTreePriority(child.pid, this.source.nice);
     this.options.logger.info({ browser: this.label, pid: browser.process()?.pid }, 'browser ready');
     return browser;
   }
@@ -143,12 +142,17 @@ export class BrowserSlot {
     return puppeteer.connect({ ...target, defaultViewport: null, protocolTimeout: this.options.protocolTimeoutMs });
   }
 
-  private async launch(chromePath: string): Promise<Browser> {
+  private async launch(chromePath: string, nice: number): Promise<Browser> {
     this.userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'retail-chromium-'));
+    const { executablePath, prefix } = launchCommand(chromePath, nice);
+    const chromiumArgs = puppeteer.defaultArgs({ headless: true, args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`] });
     return puppeteer.launch({
-      executablePath: chromePath,
+      executablePath,
       headless: true,
-      args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`],
+      // puppeteer appends its defaults after the caller's arguments; with a command in front of
+      // Chromium they are taken here instead and put after it.
+      ignoreDefaultArgs: true,
+      args: [...prefix, ...chromiumArgs],
       defaultViewport: null,
       protocolTimeout: this.options.protocolTimeoutMs,
       // CDP over the child's stdio pipe rather than a WebSocket: Chromium exits when the pipe
