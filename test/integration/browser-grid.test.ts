@@ -110,8 +110,9 @@ describe('BrowserGrid (local Chromium) with the replay server', () => {
     // Every thread, including those Chromium gives a priority of its own (display-critical ones
     // ask for nice -8 where they may), runs at 10 or lower priority.
     for (const pid of processes) expect(Math.min(...threadNices(pid)), `process ${pid}`).toBeGreaterThanOrEqual(10);
-    // Without the option the browser keeps the launcher's priority.
-    expect(new Set(threadNices(replayGrid.stats().browsers[0]!.pid!))).toEqual(new Set([0]));
+    // Without the option the browser keeps the launcher's priority (0 here; as root Chromium
+    // raises some of its threads further).
+    expect(Math.min(...threadNices(replayGrid.stats().browsers[0]!.pid!))).toBeLessThanOrEqual(0);
   });
 
   it('relaunches the local Chromium on the next read after it crashed', async () => {
