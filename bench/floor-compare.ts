@@ -18,7 +18,7 @@
  * (the service: fresh live reads, `max_age_minutes: 0`, measured from the client process).
  * Then the issue's goals, each a ratio to the floor measured in the same run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MARKETPLACES } from '../core/marketplaces.js';
 import { call } from './http.js';
@@ -26,7 +26,7 @@ import type { FloorAnswer, FloorJob } from './floor-readers.js';
 import { awaitQuiet, chromiumCpuByType, cpuShareOfTree, cpuSnapshot, cpuText, envInt, fmt, p50, p95, postgresCpuMs, treeCpuByChild, treeCpuMs, type CpuShare } from './machine.js';
 import { replayDir, replayProducts, type ReplayProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
-import { benchAccount, runPart, sleep } from './stack.js';
+import { benchAccount, runPart, sleep, startReplayProcess } from './stack.js';
 
 const PAGES = envInt('BENCH_FLOOR_PAGES', 300);
 const CONCURRENCY = envInt('BENCH_FLOOR_CONCURRENCY', 4);
@@ -37,23 +37,6 @@ const GAP_MS = envInt('BENCH_FLOOR_GAP_MS', 500);
 /** Measuring the service stops here even if tasks are still open. */
 const MAX_MS = envInt('BENCH_FLOOR_MAX_S', 900) * 1000;
 if (PAGES > 1000) throw new Error('BENCH_FLOOR_PAGES: at most 1,000 (tasks_ready answers at most 1,000 tasks)');
-
-/** The replay server in its own process; resolves with its URL. */
-async function startReplayProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const script = fileURLToPath(new URL('../replay/server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--dir', replayDir(), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  process.on('exit', () => child.kill());
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const found = /listening on (http:\/\/\S+)/.exec(out);
-      if (found) resolve(found[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`replay server exited (${code}): ${out}`)));
-  });
-  return { url, child };
-}
 
 /** Runs bench/floor-readers.ts on `job`. */
 function runReader(job: FloorJob): Promise<FloorAnswer> {

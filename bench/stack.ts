@@ -4,9 +4,11 @@
  * marketplaces, a funded account without rate limits, and the service's own log lines captured.
  * `runPart` runs one benchmark part on each database asked for.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createAccount } from '../api/admin/accounts.js';
 import { loadConfig } from '../core/config.js';
@@ -122,4 +124,21 @@ export async function runPart(
     }
   }
   process.exit(failed ? 1 : 0);
+}
+
+/** The replay server in its own process; resolves with its URL. */
+export async function startReplayProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const script = fileURLToPath(new URL('../replay/server.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--dir', replayDir(), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  process.on('exit', () => child.kill());
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const found = /listening on (http:\/\/\S+)/.exec(out);
+      if (found) resolve(found[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`replay server exited (${code}): ${out}`)));
+  });
+  return { url, child };
 }
