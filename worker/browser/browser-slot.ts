@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
-import { launchCommand } from './launch-priority.js';
+import { launchCommand, type LaunchCommand } from './launch-priority.js';
 
 /** Flags for a locally launched Chromium on a machine without network egress to Google services. */
 export const LOCAL_CHROMIUM_ARGS = [
@@ -144,7 +144,18 @@ export class BrowserSlot {
 
   private async launch(chromePath: string, nice: number): Promise<Browser> {
     this.userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'retail-chromium-'));
-    const { executablePath, prefix } = launchCommand(chromePath, nice);
+    const command = launchCommand(chromePath, nice);
+    try {
+      return await this.spawn(command);
+    } catch (error) {
+      if (command.prefix.length === 0) throw error;
+      // A lower priority is worth less than reading at all (a host may refuse `setpriv`'s calls).
+      this.options.logger.warn({ err: error, browser: this.label, command: command.executablePath }, 'Chromium did not start at a lower priority; starting it as it is');
+      return this.spawn({ executablePath: chromePath, prefix: [] });
+    }
+  }
+
+  private spawn({ executablePath, prefix }: LaunchCommand): Promise<Browser> {
     const chromiumArgs = puppeteer.defaultArgs({ headless: true, args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`] });
     return puppeteer.launch({
       executablePath,
