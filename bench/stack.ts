@@ -51,6 +51,8 @@ export async function startBenchStack(kind: DbKind, env: Record<string, string> 
     ...(process.env.TEMPORAL_CLI_PATH && { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH }),
     // Compare the parse on the main thread (0) with the pool: `PARSE_THREADS=0 npm run bench -- floor`.
     ...(process.env.PARSE_THREADS && { PARSE_THREADS: process.env.PARSE_THREADS }),
+    // Reads at a lower CPU priority: `READ_NICE=10 npm run bench:saturated`.
+    ...(process.env.READ_NICE && { READ_NICE: process.env.READ_NICE }),
     LOG_LEVEL: 'info',
     ...env,
   });
