@@ -12,7 +12,7 @@
  * - Idempotency-Key on task_post and live: replay byte for byte without charge or usage, 409 for
  *   another body, 400 / 40501 for a malformed key, one charge for concurrent duplicates.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
 import type { Config } from '../../core/config.js';
@@ -27,6 +27,7 @@ import { createChargedTask } from '../../core/tasks.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
 import { flushUsage, utcDay } from '../../core/usage.js';
+import { waitFor } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -102,7 +103,12 @@ for (const database of ['pglite', 'postgres'] as const) {
           continue;
         }
         if (task.state === 'completed') continue;
-        const described = await client.workflow.getHandle(task.id).describe();
+        // task_post answers once the first start of its body ends, so a later start may still be
+        // under way: the workflow must appear, not necessarily before the answer.
+        const described = await waitFor(() => client.workflow.getHandle(task.id).describe().catch((error: unknown) => {
+          if (error instanceof WorkflowNotFoundError) return undefined;
+          throw error;
+        }), 10_000, 100);
         expect(described.type).toBe('productTask');
       }
       const money = await accountMoney(prisma, { id: accountId });
