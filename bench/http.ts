@@ -106,6 +106,7 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Seconds from the first request to the last answer (`amount` runs), or autocannon's own duration (`duration` runs). */
   durationSec: number;
   /** Status codes of the answers (autocannon's statusCodeStats). */
   statusCodes: Record<string, number>;
