@@ -5,7 +5,8 @@
  * - tasks_ready and task_get: requests/s, p50 and p99 at 50 connections (BENCH_API_SECONDS each,
  *   default 10) over READY completed tasks (BENCH_READY_TASKS, default 100: tasks_ready answers
  *   all of them; task_get cycles over their ids, the first pass collecting them);
- * - task_post with 100-task bodies at 10 connections: accepted tasks/s (counted in the database),
+ * - task_post with 100-task bodies at 10 connections: accepted tasks/s (counted in the database;
+ *   in (b) and (c) over the time to the last workflow start, which ends after the last answer),
  *   (a) for products with a stored observation (each task completes at once from the reuse
  *   window: charge, insert, reuse lookup, completion); (b) for products never posted before (a
  *   fresh ASIN in every element of every request, so none comes from the reuse window), with the
@@ -59,6 +60,33 @@ async function eagerShare(bench: BenchStack, prefix: string): Promise<{ eager: n
       if (events?.[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted) eager++;
     }
     return { eager, sampled: sample.length };
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * When the last of `expected` productTask workflows started at or after `sinceMs` (ms since the
+ * epoch) was started: waits until Temporal's visibility counts them all (up to 120 s), then takes
+ * their latest StartTime. task_post answers before the later starts of its body end, so the last
+ * answer is not the last start.
+ * @returns ms since the epoch (server and bench share the machine's clock)
+ * @throws when fewer than `expected` appear in time
+ */
+async function lastStartAt(bench: BenchStack, sinceMs: number, expected: number): Promise<number> {
+  const connection = await Connection.connect({ address: bench.stack.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: bench.stack.config.TEMPORAL_NAMESPACE });
+    const query = `WorkflowType = 'productTask' AND StartTime >= '${new Date(sinceMs).toISOString()}'`;
+    const deadline = Date.now() + 120_000;
+    let counted = 0;
+    while ((counted = (await client.workflow.count(query)).count) < expected) {
+      if (Date.now() > deadline) throw new Error(`only ${counted} of ${expected} workflows started within 120 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    let last = 0;
+    for await (const execution of client.workflow.list({ query, pageSize: 1000 })) last = Math.max(last, execution.startTime.getTime());
+    return last;
   } finally {
     await connection.close();
   }
@@ -135,7 +163,8 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
   // `asins` null: a fresh ASIN for every element of every request (prefix per load run: the
   // warm-up's and the measured run's never meet).
   const placeholder = '__ASIN__';
-  const postRun = async (name: string, asins: string[] | null, prefix = 'W') => {
+  // `starts`: every stored task starts a workflow; the run then lasts until the last one started.
+  const postRun = async (name: string, asins: string[] | null, prefix = 'W', starts = false) => {
     const body = JSON.stringify((asins ?? Array<string>(100).fill(placeholder)).map((a, i) => ({ asin: a, marketplace: 'com', tag: `post-${i}` })));
     const requests = [{ method: 'POST' as const, path: `${base}/task_post`, body }];
     const fresh = (run: string) => (asins ? {} : { freshAsins: { placeholder, prefix: `${prefix}${run}` } });
@@ -143,14 +172,16 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
     await awaitQuiet(name);
     const before = await bench.db.prisma.task.count();
     const cpu0 = cpuSnapshot();
+    const startedAt = Date.now();
     const r = await withCpuProfile(`${name.replace(/\W+/g, '_')}-${bench.kind}`, () =>
       runLoad({ url: bench.url, connections: POST_CONNECTIONS, amount: POST_CONNECTIONS * POST_ROUNDS, requests, headers, timeout: 300, ...fresh('B') }),
     );
-    const cpu1 = cpuSnapshot();
     const accepted = (await bench.db.prisma.task.count()) - before;
-    console.log(`  ${name}: ${r.requests} requests, ${accepted} tasks stored in ${r.durationSec.toFixed(1)} s, status ${JSON.stringify(r.statusCodes)}${r.errors + r.timeouts ? `, ${r.errors} errors, ${r.timeouts} timeouts` : ''}`);
+    const seconds = starts ? (await lastStartAt(bench, startedAt, accepted) - startedAt) / 1000 : r.durationSec;
+    const cpu1 = cpuSnapshot();
+    console.log(`  ${name}: ${r.requests} requests, ${accepted} tasks stored in ${r.durationSec.toFixed(2)} s${starts ? `, their workflows started in ${seconds.toFixed(2)} s` : ''}, status ${JSON.stringify(r.statusCodes)}${r.errors + r.timeouts ? `, ${r.errors} errors, ${r.timeouts} timeouts` : ''}`);
     console.log(`    ${cpuText(r.cpu)}`);
-    // CPU per task by process over the measured run (hardly depends on other load, unlike tasks/s):
+    // CPU per task by process over the measured run, to its last workflow start (hardly depends on other load, unlike tasks/s):
     // the service's process (API + worker), the Temporal dev server, Chromium, PostgreSQL.
     const byChild = treeCpuByChild(cpu0, cpu1, process.pid);
     const perTask = (ms: number) => (accepted > 0 ? ms / accepted : 0);
@@ -161,7 +192,7 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
       postgres: perTask(bench.kind === 'postgres' ? postgresCpuMs(cpu0, cpu1) : 0),
     };
     console.log(`    CPU per task: service process ${cpu.service.toFixed(2)} ms, Temporal dev server ${cpu.temporal.toFixed(2)} ms, Chromium ${cpu.chromium.toFixed(2)} ms, PostgreSQL ${cpu.postgres.toFixed(2)} ms`);
-    return { tasksPerSec: accepted / r.durationSec, r, accepted, cpu };
+    return { tasksPerSec: accepted / seconds, r, accepted, cpu };
   };
   const addCpu = (label: string, cpu: { service: number; temporal: number; chromium: number; postgres: number }) => {
     results.add(`task_post service CPU per task (${label})`, cpu.service, 'ms', { digits: 2, note: 'API + worker (+ PGlite) in the service process' });
@@ -173,7 +204,7 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
   results.add('task_post p50 per 100-task request', reuse.r.p50, 'ms', { digits: 0 });
 
   // (b) every task starts a workflow, the worker polling and reading as the service runs.
-  const polling = await postRun('task_post (workflow start, worker polling)', null);
+  const polling = await postRun('task_post (workflow start, worker polling)', null, 'W', true);
   const eager = await eagerShare(bench, 'WB');
   console.log(`    ${eager.eager} of ${eager.sampled} sampled workflows started eagerly`);
   results.add(`task_post tasks/s (workflow start, worker polling, ${POST_CONNECTIONS} conn)`, polling.tasksPerSec, 'tasks/s', {
@@ -184,7 +215,7 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
 
   // (c) every task starts a workflow; stop the worker first so no page is read meanwhile.
   await bench.stack.worker.stop();
-  const stopped = await postRun('task_post (workflow start, worker stopped)', Array.from({ length: 100 }, (_, i) => asin('BF', i)));
+  const stopped = await postRun('task_post (workflow start, worker stopped)', Array.from({ length: 100 }, (_, i) => asin('BF', i)), 'W', true);
   results.add(`task_post tasks/s (workflow start, worker stopped, ${POST_CONNECTIONS} conn)`, stopped.tasksPerSec, 'tasks/s', { digits: 0, cpu: stopped.r.cpu, target: { op: '>=', limit: 500, db: 'postgres' } });
   results.add('task_post p50 per 100-task request (workflow, worker stopped)', stopped.r.p50, 'ms', { digits: 0 });
   addCpu('workflow start, worker stopped', stopped.cpu);
