@@ -163,7 +163,8 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
   // `asins` null: a fresh ASIN for every element of every request (prefix per load run: the
   // warm-up's and the measured run's never meet).
   const placeholder = '__ASIN__';
-  // `starts`: every stored task starts a workflow; the run then lasts until the last one started.
+  // `starts`: every stored task starts a workflow; the run then lasts to its last answer or its
+  // last workflow start, whichever is later.
   const postRun = async (name: string, asins: string[] | null, prefix = 'W', starts = false) => {
     const body = JSON.stringify((asins ?? Array<string>(100).fill(placeholder)).map((a, i) => ({ asin: a, marketplace: 'com', tag: `post-${i}` })));
     const requests = [{ method: 'POST' as const, path: `${base}/task_post`, body }];
