@@ -40,6 +40,16 @@ const ONLY = new Set((process.env.BENCH_API_ONLY ?? 'tasks_ready,task_get,task_p
 
 const asin = (prefix: string, i: number): string => `${prefix}${String(i).padStart(10 - prefix.length, '0')}`;
 
+/** Runs `fn` with a Temporal client of the bench's stack on a connection of its own, closed afterwards. */
+async function withTemporal<T>(bench: BenchStack, fn: (client: Client) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address: bench.stack.temporalAddress });
+  try {
+    return await fn(new Client({ connection, namespace: bench.stack.config.TEMPORAL_NAMESPACE }));
+  } finally {
+    await connection.close();
+  }
+}
+
 /**
  * How many of the workflows of the tasks whose ASIN starts with `prefix` (at most 50, spread over
  * them) the server started eagerly: `eagerExecutionAccepted` on each one's first history event.
@@ -49,9 +59,7 @@ async function eagerShare(bench: BenchStack, prefix: string): Promise<{ eager: n
   const rows = await bench.db.prisma.task.findMany({ where: { asin: { startsWith: prefix }, NOT: { statusCode: 50301 } }, select: { id: true }, orderBy: { createdAt: 'asc' } });
   const step = Math.max(1, Math.floor(rows.length / 50));
   const sample = rows.filter((_, i) => i % step === 0).slice(0, 50);
-  const connection = await Connection.connect({ address: bench.stack.temporalAddress });
-  try {
-    const client = new Client({ connection, namespace: bench.stack.config.TEMPORAL_NAMESPACE });
+  return withTemporal(bench, async (client) => {
     let eager = 0;
     const refused = await bench.db.prisma.task.count({ where: { asin: { startsWith: prefix }, statusCode: 50301 } });
     if (refused) console.log(`    ${refused} starts refused by Temporal (50301, refunded)`);
@@ -60,9 +68,7 @@ async function eagerShare(bench: BenchStack, prefix: string): Promise<{ eager: n
       if (events?.[0]?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted) eager++;
     }
     return { eager, sampled: sample.length };
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 /**
@@ -74,12 +80,10 @@ async function eagerShare(bench: BenchStack, prefix: string): Promise<{ eager: n
  * @throws when fewer than `expected` appear in time
  */
 async function lastStartAt(bench: BenchStack, sinceMs: number, expected: number): Promise<number> {
-  const connection = await Connection.connect({ address: bench.stack.temporalAddress });
-  try {
-    const client = new Client({ connection, namespace: bench.stack.config.TEMPORAL_NAMESPACE });
+  return withTemporal(bench, async (client) => {
     const query = `WorkflowType = 'productTask' AND StartTime >= '${new Date(sinceMs).toISOString()}'`;
     const deadline = Date.now() + 120_000;
-    let counted = 0;
+    let counted: number;
     while ((counted = (await client.workflow.count(query)).count) < expected) {
       if (Date.now() > deadline) throw new Error(`only ${counted} of ${expected} workflows started within 120 s`);
       await new Promise((r) => setTimeout(r, 100));
@@ -87,9 +91,7 @@ async function lastStartAt(bench: BenchStack, sinceMs: number, expected: number)
     let last = 0;
     for await (const execution of client.workflow.list({ query, pageSize: 1000 })) last = Math.max(last, execution.startTime.getTime());
     return last;
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, results) => {

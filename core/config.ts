@@ -122,7 +122,7 @@ export const configSchema = z.object({
     .describe(
       'Nice value (0–19) of the locally launched Chromium and of the parse threads: on a saturated machine the ' +
       'API, the database and Temporal get the CPU first and reads take the rest; 0 = the service\'s own priority. ' +
-      'Off by default: reads then also yield to webhook floods and any other work on the machine. ' +
+      'Off by default: when set, reads also yield to webhook floods and any other work on the machine. ' +
       'A remote grid (BROWSER_WS_ENDPOINTS) is not affected.',
     ),
   PARSE_THREADS: z.coerce.number().int().min(0).max(64).optional()
