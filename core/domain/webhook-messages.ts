@@ -110,7 +110,7 @@ export interface WebhookDeliveryOutcome {
 
 /**
  * The Temporal fairness key of an account's webhook deliveries (workflow and attempts): where the
- * server dispatches by fairness (`matching.enableFairness`, on in the embedded dev server), a burst
+ * server dispatches by fairness (`matching.enableFairness`: core/temporal/server-config.ts), a burst
  * of one account's deliveries is dispatched in turn with other accounts' work instead of ahead of it.
  */
 export function webhookFairness(accountId: number): { fairnessKey: string } {

@@ -9,6 +9,7 @@ import { Connection } from '@temporalio/client';
 import getPort from 'get-port';
 import { findTemporalCli } from './cli.js';
 import { devServerSearchAttributeArgs, registerSearchAttributes } from './search-attributes.js';
+import { devServerDynamicConfigArgs } from './server-config.js';
 
 /** A running dev server. `address` is `host:port` of the frontend; `uiUrl` the Web UI, if enabled. */
 export interface TemporalDevServer {
@@ -59,22 +60,8 @@ async function startOnce(options: DevServerOptions, port: number): Promise<Tempo
   const cli = findTemporalCli(options.cliPath);
   const uiPort = options.uiPort === false ? undefined : (options.uiPort ?? (await getPort({ port: 8233 })));
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
-  // One partition per task queue: Temporal enforces priority keys within a partition, so with one
-  // partition priority 2 reads are strictly dispatched before priority 1 ones (core/domain/task-messages.ts
-  // PRIORITY_KEYS). One node serves every queue here, so partitions would buy nothing anyway.
-  // Server 1.29 dispatches by priority only with the new matcher, which it does not enable by default.
-  // Fairness: within a priority, tasks of different fairness keys (webhook deliveries carry their
-  // account's, core/domain/webhook-messages.ts `webhookFairness`) are dispatched in turn, not first come first served.
-  args.push(
-    '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
-    '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
-    '--dynamic-config-value', 'matching.useNewMatcher=true',
-    '--dynamic-config-value', 'matching.enableFairness=true',
-  );
-  // Eager workflow start (core/temporal/task-launcher.ts `eagerStart`): the first workflow task
-  // comes back in the start's answer to the worker in the API's process. On by default in the
-  // server this CLI runs; stated so that the service's start path does not depend on that default.
-  args.push('--dynamic-config-value', 'system.enableEagerWorkflowStart=true');
+  // Priority, fairness and eager start as on every server of the service (server-config.ts).
+  args.push(...devServerDynamicConfigArgs());
   if (options.dbFile) {
     fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
     // WAL with synchronous=NORMAL: one fsync per checkpoint instead of per commit. Committed
