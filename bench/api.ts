@@ -26,7 +26,7 @@ import { sampleProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
 import { benchAccount, runPart, type BenchStack } from './stack.js';
 import { startFloorServer } from './floor.js';
-import { awaitQuiet, cpuSnapshot, cpuText, envInt, postgresCpuMs, processCpuMs, treeCpuByChild } from './machine.js';
+import { awaitQuiet, cpuSnapshot, cpuText, envInt, postgresCpuMs, processCpuMs, treeCpuByChild, treeCpuMs } from './machine.js';
 
 const SECONDS = envInt('BENCH_API_SECONDS', 10);
 const WARMUP_SECONDS = 3;
@@ -37,6 +37,13 @@ const POST_ROUNDS = envInt('BENCH_POST_ROUNDS', 2);
 
 /** BENCH_API_ONLY=task_get,tasks_ready,task_post limits the runs (for profiling one endpoint). */
 const ONLY = new Set((process.env.BENCH_API_ONLY ?? 'tasks_ready,task_get,task_post').split(',').map((s) => s.trim()));
+
+/**
+ * With TEMPORAL_ADDRESS (a Temporal server of your own, e.g. on PostgreSQL as in the compose
+ * topology), BENCH_TEMPORAL_PID names that server's process on this machine so that its CPU (and
+ * its children's) counts as Temporal's; without it Temporal's CPU is that of the embedded dev server.
+ */
+const TEMPORAL_PID = envInt('BENCH_TEMPORAL_PID', 0);
 
 const asin = (prefix: string, i: number): string => `${prefix}${String(i).padStart(10 - prefix.length, '0')}`;
 
@@ -192,11 +199,11 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
     const perTask = (ms: number) => (accepted > 0 ? ms / accepted : 0);
     const cpu = {
       service: perTask(byChild.get('service process') ?? 0),
-      temporal: perTask(byChild.get('temporal') ?? 0),
+      temporal: perTask(TEMPORAL_PID ? treeCpuMs(cpu0, cpu1, TEMPORAL_PID) : (byChild.get('temporal') ?? 0)),
       chromium: perTask([...byChild].filter(([label]) => /^chrom/i.test(label)).reduce((sum, [, ms]) => sum + ms, 0)),
       postgres: perTask(bench.kind === 'postgres' ? postgresCpuMs(cpu0, cpu1) : 0),
     };
-    console.log(`    CPU per task: service process ${cpu.service.toFixed(2)} ms, Temporal dev server ${cpu.temporal.toFixed(2)} ms, Chromium ${cpu.chromium.toFixed(2)} ms, PostgreSQL ${cpu.postgres.toFixed(2)} ms`);
+    console.log(`    CPU per task: service process ${cpu.service.toFixed(2)} ms, Temporal ${TEMPORAL_PID ? 'server' : 'dev server'} ${cpu.temporal.toFixed(2)} ms, Chromium ${cpu.chromium.toFixed(2)} ms, PostgreSQL ${cpu.postgres.toFixed(2)} ms`);
     return { tasksPerSec: accepted / seconds, r, accepted, cpu };
   };
   const addCpu = (label: string, cpu: { service: number; temporal: number; chromium: number; postgres: number }) => {

@@ -49,6 +49,9 @@ export async function startBenchStack(kind: DbKind, env: Record<string, string> 
     ...(scratch && { DATABASE_URL: scratch.url }),
     ...(process.env.CHROME_PATH && { CHROME_PATH: process.env.CHROME_PATH }),
     ...(process.env.TEMPORAL_CLI_PATH && { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH }),
+    // A Temporal server of your own instead of the embedded dev server (the compose topology's
+    // Temporal on PostgreSQL); its CPU counts where a part names BENCH_TEMPORAL_PID.
+    ...(process.env.TEMPORAL_ADDRESS && { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS }),
     // Compare the parse on the main thread (0) with the pool: `PARSE_THREADS=0 npm run bench -- floor`.
     ...(process.env.PARSE_THREADS && { PARSE_THREADS: process.env.PARSE_THREADS }),
     // Reads at a lower CPU priority: `READ_NICE=10 npm run bench:saturated`.
