@@ -208,7 +208,7 @@ await runPart('api', 'API: task_get, tasks_ready, task_post', {}, async (bench, 
   };
   const addCpu = (label: string, cpu: { service: number; temporal: number; chromium: number; postgres: number }) => {
     results.add(`task_post service CPU per task (${label})`, cpu.service, 'ms', { digits: 2, note: 'API + worker (+ PGlite) in the service process' });
-    results.add(`task_post Temporal dev server CPU per task (${label})`, cpu.temporal, 'ms', { digits: 2 });
+    results.add(`task_post Temporal ${TEMPORAL_PID ? 'server' : 'dev server'} CPU per task (${label})`, cpu.temporal, 'ms', { digits: 2 });
   };
 
   const reuse = await postRun('task_post (reuse window)', stored);
