@@ -2,11 +2,15 @@
  * One browser of the grid: a remote Chromium reached over CDP, or a local headless Chromium this
  * process launched. Connects lazily and again after a disconnect or crash.
  */
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { launch as launchProcess, type Process } from '@puppeteer/browsers';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
+import { CdpPipeTransport } from './cdp-pipe.js';
 import { launchCommand, type LaunchCommand } from './launch-priority.js';
 
 /** Flags for a locally launched Chromium on a machine without network egress to Google services. */
@@ -51,6 +55,8 @@ export class BrowserSlot {
   /** After a failed connect/launch the slot is avoided until this time (epoch ms) if others are usable. */
   avoidUntil = 0;
   private browser: Browser | undefined;
+  /** The process of a locally launched browser (puppeteer's `Browser.process()` is null: it is connected through `CdpPipeTransport`). */
+  private chromium: Process | undefined;
   private pending: Promise<Browser> | undefined;
   private userDataDir: string | undefined;
   private userAgent: string | undefined;
@@ -76,7 +82,7 @@ export class BrowserSlot {
 
   /** Process id of a locally launched browser. */
   get pid(): number | undefined {
-    return this.browser?.process()?.pid;
+    return this.browser ? this.chromium?.nodeProcess.pid : undefined;
   }
 
   /** The connected browser, connecting or launching it first when needed. */
@@ -103,10 +109,10 @@ export class BrowserSlot {
     if (!browser) return;
     try {
       if (this.source.kind === 'connect') await browser.disconnect();
-      else await browser.close();
+      else await this.closeLocal(browser);
     } catch (error) {
       this.options.logger.warn({ err: error, browser: this.label }, 'closing browser failed');
-      browser.process()?.kill('SIGKILL');
+      this.chromium?.kill();
     }
     await this.removeProfile();
   }
@@ -115,25 +121,25 @@ export class BrowserSlot {
     await this.removeProfile();
     const browser = this.source.kind === 'connect' ? await this.connect(this.source.endpoint) : await this.launch(this.source.chromePath, this.source.nice);
     if (this.closed) {
-      await (this.source.kind === 'connect' ? browser.disconnect() : browser.close()).catch(() => undefined);
+      await (this.source.kind === 'connect' ? browser.disconnect() : this.closeLocal(browser)).catch(() => undefined);
       throw new Error('browser slot closed');
     }
     this.browser = browser;
     this.userAgent = undefined;
+    const child = this.source.kind === 'launch' ? this.chromium?.nodeProcess : undefined;
     browser.once('disconnected', () => {
       if (this.browser === browser) this.browser = undefined;
       if (!this.closed) this.options.logger.warn({ browser: this.label }, 'browser disconnected; reconnecting on the next read');
-      browser.process()?.kill('SIGKILL');
+      child?.kill('SIGKILL');
     });
     // Last resort: a locally launched Chromium runs in its own process group, so a parent that
     // dies without a graceful close would orphan it. Kill it synchronously when this process exits.
-    const child = browser.process();
     if (child) {
       const killOnExit = () => { child.kill('SIGKILL'); };
       process.once('exit', killOnExit);
       child.once('exit', () => process.off('exit', killOnExit));
     }
-    this.options.logger.info({ browser: this.label, pid: browser.process()?.pid }, 'browser ready');
+    this.options.logger.info({ browser: this.label, pid: child?.pid }, 'browser ready');
     return browser;
   }
 
@@ -155,24 +161,59 @@ export class BrowserSlot {
     }
   }
 
-  private spawn({ executablePath, prefix }: LaunchCommand): Promise<Browser> {
-    const chromiumArgs = puppeteer.defaultArgs({ headless: true, args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`] });
-    return puppeteer.launch({
+  /**
+   * Starts Chromium (with `prefix` and `executablePath` in front when it runs at a lower priority)
+   * and connects to it. CDP goes over the child's stdio pipe rather than a WebSocket: Chromium exits
+   * when the pipe closes, so it dies with this process even on SIGKILL or a crash (no 'exit'
+   * handler runs). The process is started by @puppeteer/browsers, as `puppeteer.launch` does; the
+   * connection is `puppeteer.connect` on our `CdpPipeTransport` (cdp-pipe.ts says why).
+   * @throws Error when the command is missing, or with Chromium's last output when it exits before it answers
+   */
+  private async spawn({ executablePath, prefix }: LaunchCommand): Promise<Browser> {
+    if (!existsSync(executablePath)) throw new Error(`Chromium was not found at ${executablePath}`);
+    const chromiumArgs = puppeteer.defaultArgs({ headless: true, args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`, '--remote-debugging-pipe'] });
+    const chromium = launchProcess({
       executablePath,
-      headless: true,
-      // puppeteer appends its defaults after the caller's arguments; with a command in front of
-      // Chromium they are taken here instead and put after it.
-      ignoreDefaultArgs: true,
       args: [...prefix, ...chromiumArgs],
-      defaultViewport: null,
-      protocolTimeout: this.options.protocolTimeoutMs,
-      // CDP over the child's stdio pipe rather than a WebSocket: Chromium exits when the pipe
-      // closes, so it dies with this process even on SIGKILL or a crash (no 'exit' handler runs).
+      env: process.env,
       pipe: true,
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
     });
+    this.chromium = chromium;
+    const child = chromium.nodeProcess;
+    const failed = new Promise<never>((_, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code, signal) => reject(new Error(`Chromium exited (${signal ?? code}) before it answered: ${chromium.getRecentLogs().slice(-5).join(' | ')}`)));
+    });
+    failed.catch(() => undefined);
+    try {
+      const { 3: toChromium, 4: fromChromium } = child.stdio as unknown as (Writable & Readable)[];
+      // No pipes: the spawn itself failed, and `failed` says why.
+      if (!toChromium || !fromChromium) return await failed;
+      return await Promise.race([
+        puppeteer.connect({ transport: new CdpPipeTransport(toChromium, fromChromium), defaultViewport: null, protocolTimeout: this.options.protocolTimeoutMs }),
+        failed,
+      ]);
+    } catch (error) {
+      chromium.kill();
+      throw error;
+    }
+  }
+
+  /**
+   * Closes a launched browser as `puppeteer.launch`'s browser closes: `Browser.close`, then waits for
+   * the process to exit, killing its process group when the command failed.
+   */
+  private async closeLocal(browser: Browser): Promise<void> {
+    const chromium = this.chromium;
+    try {
+      await browser.close();
+      await chromium?.hasClosed();
+    } catch {
+      await chromium?.close();
+    }
   }
 
   private async removeProfile(): Promise<void> {

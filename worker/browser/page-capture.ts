@@ -159,7 +159,8 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
       documentNetworkId = event.networkId;
       captured = cdp.send('Fetch.getResponseBody', { requestId }).then(({ body, base64Encoded }) => ({
         status,
-        bytes: new Uint8Array(Buffer.from(body, base64Encoded ? 'base64' : 'utf8')),
+        // Buffer.from decodes into a buffer of the body's exact size: no second copy of the page.
+        bytes: Buffer.from(body, base64Encoded ? 'base64' : 'utf8'),
         ...(contentType !== undefined && { contentType }),
         setCookies: [],
       }));
