@@ -12,6 +12,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { CdpPipeTransport } from './cdp-pipe.js';
 import { launchCommand, type LaunchCommand } from './launch-priority.js';
+import { CLOSE_TIMEOUT_MS, within } from './within.js';
 
 /** Flags for a locally launched Chromium on a machine without network egress to Google services. */
 export const LOCAL_CHROMIUM_ARGS = [
@@ -129,7 +130,8 @@ export class BrowserSlot {
     const child = this.source.kind === 'launch' ? this.chromium?.nodeProcess : undefined;
     browser.once('disconnected', () => {
       if (this.browser === browser) this.browser = undefined;
-      if (!this.closed) this.options.logger.warn({ browser: this.label }, 'browser disconnected; reconnecting on the next read');
+      if (this.closed) return; // close() is ending it: `closeLocal` waits for Chromium's own exit.
+      this.options.logger.warn({ browser: this.label }, 'browser disconnected; reconnecting on the next read');
       child?.kill('SIGKILL');
     });
     // Last resort: a locally launched Chromium runs in its own process group, so a parent that
@@ -203,17 +205,14 @@ export class BrowserSlot {
   }
 
   /**
-   * Closes a launched browser as `puppeteer.launch`'s browser closes: `Browser.close`, then waits for
-   * the process to exit, killing its process group when the command failed.
+   * Closes a launched browser: `Browser.close`, then its process's own exit, CLOSE_TIMEOUT_MS at
+   * most; a process still there then (or when the command failed) has its process group killed.
    */
   private async closeLocal(browser: Browser): Promise<void> {
     const chromium = this.chromium;
-    try {
-      await browser.close();
-      await chromium?.hasClosed();
-    } catch {
-      await chromium?.close();
-    }
+    await within(browser.close(), CLOSE_TIMEOUT_MS);
+    if (chromium) await within(chromium.hasClosed(), CLOSE_TIMEOUT_MS);
+    await chromium?.close();
   }
 
   private async removeProfile(): Promise<void> {
