@@ -266,8 +266,10 @@ describeNeeding([savedPages], 'dashboard in headless Chromium', () => {
 
   it('a key revoked meanwhile brings the login screen back with the reason, and forgets the key', async () => {
     await running.stack.db.prisma.apiKey.updateMany({ where: { accountId }, data: { revokedAt: new Date() } });
-    const [link] = await page.$$('xpath/.//nav//a[normalize-space(.)="Tasks"]');
-    await link!.click();
+    // The screen's next request finds the key revoked: going to Tasks, or a request the overview was
+    // still to make (the login screen is then back, the link gone, before the click). Clicked inside
+    // the page, so a link the screen re-rendered meanwhile is found afresh.
+    await page.evaluate(() => [...document.querySelectorAll<HTMLAnchorElement>('nav a')].find((a) => a.textContent?.trim() === 'Tasks')?.click());
     await page.waitForSelector('[data-testid="login-notice"]', { timeout: 15_000 });
     expect(await page.$eval('[data-testid="login-notice"]', (el) => el.textContent)).toContain('API key revoked.');
     expect(await page.evaluate(() => sessionStorage.getItem('rda.apiKey'))).toBeNull();
