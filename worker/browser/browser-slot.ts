@@ -206,7 +206,7 @@ export class BrowserSlot {
 
   /**
    * Closes a launched browser: `Browser.close`, then its process's own exit, CLOSE_TIMEOUT_MS at
-   * most; a process still there then (or when the command failed) has its process group killed.
+   * most for each; a process still there then has its process group killed.
    */
   private async closeLocal(browser: Browser): Promise<void> {
     const chromium = this.chromium;
