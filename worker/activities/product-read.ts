@@ -15,7 +15,9 @@ import { finishTaskFromObservation, markTaskRunning } from '../../core/tasks.js'
 import { version1Fields, type Product } from '../../core/product.js';
 import { recordSourceRead, type SourceReadOutcome } from '../../core/source-reads.js';
 import { BrowserGridError } from '../browser/errors.js';
-import { PARSER_VERSION, notFoundQuality } from '../parser/index.js';
+// The parser's version and quality rules alone: the parser itself runs on the parse threads.
+import { notFoundQuality } from '../parser/quality.js';
+import { PARSER_VERSION } from '../parser/version.js';
 import { ReadAttemptsFailedError, readWithIdentities, type IdentityRead, type PageSource } from '../identity/identity-reads.js';
 import type { SourceIdentities } from '../identity/source-identities.js';
 import type { PageParser } from '../parser/parse-pool.js';

@@ -29,9 +29,7 @@ import { VARIANT_PARTS, readFormatSwatches, readTwister, readTwisterData } from 
 
 export { decodePage } from './decode.js';
 export { notFoundQuality } from './quality.js';
-
-/** Version of the extraction; bump whenever any output can change. */
-export const PARSER_VERSION = '2.0.0';
+export { PARSER_VERSION } from './version.js';
 
 /** The parts every field reader reads (title and details are passed apart: they decide what is kept). */
 const READER_PARTS: readonly PageParts[] = [

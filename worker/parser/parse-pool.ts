@@ -11,7 +11,6 @@ import type { Marketplace } from '../../core/marketplaces.js';
 import { trackParseThreadHeaps, type ThreadHeap } from '../../core/metrics.js';
 import { threadEntry } from '../../core/thread-entry.js';
 import type { PageParse } from '../../core/product.js';
-import { decodePage, parseProductPage } from './index.js';
 import type { ParseAnswer, ParseJob, ParseThreadData } from './parse-thread.js';
 
 /** Decodes and parses a read page; `parseMs` is the decode + parse time itself (no queueing), ms. */
@@ -19,12 +18,19 @@ export interface PageParser {
   parse(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: PageParse; parseMs: number }>;
 }
 
-/** Parses on the calling thread: the page's decode + parse blocks the event loop while it runs. */
+let parserModule: typeof import('./index.js') | undefined;
+
+/**
+ * Parses on the calling thread: the page's decode + parse blocks the event loop while it runs.
+ * The parser (and jsdom with it) is loaded at the first parse, so a process that parses on its
+ * pool's threads never holds it in its own heap, where every full collection would mark it.
+ */
 export const inlinePageParser: PageParser = {
-  parse(bytes, contentType, marketplace) {
+  async parse(bytes, contentType, marketplace) {
+    const { decodePage, parseProductPage } = (parserModule ??= await import('./index.js'));
     const started = performance.now();
     const parsed = parseProductPage(decodePage(bytes, contentType), marketplace);
-    return Promise.resolve({ parsed, parseMs: performance.now() - started });
+    return { parsed, parseMs: performance.now() - started };
   },
 };
 

@@ -1,0 +1,2 @@
+/** Version of the extraction; bump whenever any output can change. */
+export const PARSER_VERSION = '2.0.0';
