@@ -200,15 +200,25 @@ export class BrowserGrid implements AsyncDisposable {
     try {
       using lease = await this.pool.lease(request.signal, cancelled);
       await using session = new ReadSession(this.session, lease, request, url, cancelled);
-      const page = await session.read();
-      const released = this.held.hold(page);
-      answer(page);
+      const { released } = await this.readAndAnswer(session, answer);
       await released;
     } catch (error) {
       fail(error);
     } finally {
       this.openSparesWhenIdle();
     }
+  }
+
+  /**
+   * Reads, hands the page to the caller and returns when the page may close (`released`, wrapped so
+   * the await does not wait for it). The page is referenced from this frame only, which ends here:
+   * while the read holds its slot, only the caller keeps the page's bytes alive.
+   */
+  private async readAndAnswer(session: ReadSession, answer: (page: SourcePage) => void): Promise<{ released: Promise<void> }> {
+    const page = await session.read();
+    const released = this.held.hold(page);
+    answer(page);
+    return { released };
   }
 
   /**

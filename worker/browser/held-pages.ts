@@ -39,22 +39,36 @@ export class HeldPages {
    * Never rejects.
    */
   hold(page: SourcePage): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const letGo = (): void => {
-        clearTimeout(fallback);
-        this.waiting.delete(letGo);
-        resolve();
-      };
-      const fallback = setTimeout(letGo, RELEASE_TIMEOUT_MS);
-      fallback.unref();
-      this.waiting.add(letGo);
-      page.done = () => {
-        if (this.load().activeReads > 1) letGo();
-        else setTimeout(letGo, CLOSE_AFTER_DONE_MS).unref();
-      };
-      const { activeReads, queued, closing } = this.load();
-      if (closing || activeReads > 1 || queued > 0) letGo();
+    const { released, done } = this.release();
+    page.done = done;
+    return released;
+  }
+
+  /**
+   * One hold's release: its timers and callbacks. None of them can reach the page, so a timer still
+   * pending after the caller is done does not keep the page's bytes alive; bytes that outlive a
+   * young-generation collection are freed only by a full collection of the heap.
+   */
+  private release(): { released: Promise<void>; done: () => void } {
+    let resolve!: () => void;
+    const released = new Promise<void>((r) => {
+      resolve = r;
     });
+    const letGo = (): void => {
+      clearTimeout(fallback);
+      this.waiting.delete(letGo);
+      resolve();
+    };
+    const fallback = setTimeout(letGo, RELEASE_TIMEOUT_MS);
+    fallback.unref();
+    this.waiting.add(letGo);
+    const done = (): void => {
+      if (this.load().activeReads > 1) letGo();
+      else setTimeout(letGo, CLOSE_AFTER_DONE_MS).unref();
+    };
+    const { activeReads, queued, closing } = this.load();
+    if (closing || activeReads > 1 || queued > 0) letGo();
+    return { released, done };
   }
 
   /** Lets every held page close now (a new read starts, or the grid closes). */

@@ -102,6 +102,8 @@ export class ReadSession implements AsyncDisposable {
     }
     clearTimeout(this.deadline);
     this.succeeded = true;
+    // Settled: nothing to wait for at close, and the session no longer keeps the document's bytes alive.
+    this.work = undefined;
     const page: SourcePage = {
       httpStatus: document.status,
       bytes: document.bytes,
