@@ -24,8 +24,14 @@ export const MAX_CACHED_WORKFLOWS = 300;
 let runtimeInstalled = false;
 
 /**
- * Routes the Temporal SDK's own logs into pino at the configured level (once per process;
- * the SDK allows installing its runtime only before first use).
+ * Routes the Temporal SDK's own logs into pino at the configured level, and leaves signals to the
+ * process (once per process; the SDK allows installing its runtime only before first use).
+ *
+ * The SDK's runtime would otherwise shut every worker down on SIGINT, SIGTERM, SIGQUIT and SIGUSR2
+ * (its `shutdownSignals` default): on SIGUSR2 (a heap snapshot asked with `--heapsnapshot-signal`,
+ * nodemon) or SIGQUIT the process would stay up, its API accepting tasks that no worker reads. The
+ * service's own handlers (scripts/start.ts, core/standalone.ts) stop the whole stack on SIGINT and
+ * SIGTERM, the workers first.
  */
 export function installTemporalLogging(logger: Logger): void {
   if (runtimeInstalled) return;
@@ -34,6 +40,7 @@ export function installTemporalLogging(logger: Logger): void {
   const log = logger.child({ component: 'temporal-sdk' });
   try {
     Runtime.install({
+      shutdownSignals: [],
       logger: new DefaultLogger(level, (entry) => logTemporalEntry(log, entry.level, entry.message, entry.meta)),
     });
   } catch {
