@@ -1,6 +1,7 @@
 /**
  * The parse pool (worker/parser/parse-pool.ts): a page parsed on a pool thread gives what the
- * parser gives on the calling thread, for every saved page; the calling thread's event loop keeps
+ * parser gives on the calling thread, for every saved page; the bytes move to the thread (a whole
+ * buffer is transferred, a view of a larger one copied); the calling thread's event loop keeps
  * turning while a page is parsed; a failed parse reaches the caller; PARSE_THREADS' default.
  */
 import fs from 'node:fs';
@@ -22,6 +23,9 @@ if (!savedPages.missing) {
   }
 }
 
+/** A page's bytes in a buffer of their own (the pool takes that buffer over). */
+const copy = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes);
+
 describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () => {
   let pool: ParsePool;
   beforeAll(() => {
@@ -33,7 +37,7 @@ describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () =
 
   it('parses every saved page as the calling thread does, several at once', async () => {
     expect(pages.length).toBeGreaterThan(10);
-    const inThreads = await Promise.all(pages.map((p) => pool.parse(p.bytes, 'text/html', p.marketplace)));
+    const inThreads = await Promise.all(pages.map((p) => pool.parse(copy(p.bytes), 'text/html', p.marketplace)));
     for (const [i, p] of pages.entries()) {
       const inline = await inlinePageParser.parse(p.bytes, 'text/html', p.marketplace);
       expect(inThreads[i]!.parsed, p.file).toEqual(inline.parsed);
@@ -41,12 +45,22 @@ describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () =
     }
   });
 
-  it('a view into a larger buffer is parsed as its own bytes', async () => {
+  it('a view into a larger buffer is parsed as its own bytes, copied: the caller\'s buffer stays as it was', async () => {
     const p = pages.find((x) => x.bytes.length > 1000)!;
     const larger = new Uint8Array(p.bytes.length + 64);
     larger.set(p.bytes, 32);
     const view = larger.subarray(32, 32 + p.bytes.length);
     expect((await pool.parse(view, 'text/html', p.marketplace)).parsed).toEqual((await inlinePageParser.parse(p.bytes, 'text/html', p.marketplace)).parsed);
+    expect(view.length).toBe(p.bytes.length);
+    expect(Buffer.from(view).equals(p.bytes)).toBe(true);
+  });
+
+  it('the whole buffer of a page moves to the thread: the caller\'s array is left empty', async () => {
+    const p = pages.find((x) => x.bytes.length > 1000)!;
+    const bytes = copy(p.bytes);
+    expect((await pool.parse(bytes, 'text/html', p.marketplace)).parsed).toEqual((await inlinePageParser.parse(p.bytes, 'text/html', p.marketplace)).parsed);
+    expect(bytes.length).toBe(0);
+    expect(bytes.buffer.byteLength).toBe(0);
   });
 
   it('the calling thread\'s event loop turns while a page is parsed (the inline parser holds it)', async () => {
@@ -63,13 +77,13 @@ describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () =
       done = true;
       return turns;
     };
-    expect(await turnsDuring(() => pool.parse(p.bytes, 'text/html', p.marketplace))).toBeGreaterThan(1);
+    expect(await turnsDuring(() => pool.parse(copy(p.bytes), 'text/html', p.marketplace))).toBeGreaterThan(1);
     expect(await turnsDuring(() => inlinePageParser.parse(p.bytes, 'text/html', p.marketplace))).toBe(0);
   });
 
   it('a parse that fails rejects with the thread\'s error', async () => {
     const p = pages[0]!;
-    await expect(pool.parse(p.bytes, 'text/html', { ...p.marketplace, code: 'xx' as Marketplace['code'] })).rejects.toThrow('unknown marketplace xx');
+    await expect(pool.parse(copy(p.bytes), 'text/html', { ...p.marketplace, code: 'xx' as Marketplace['code'] })).rejects.toThrow('unknown marketplace xx');
   });
 
   it('its threads take the nice value they are given; the calling thread keeps its own', async () => {
@@ -78,7 +92,7 @@ describeNeeding([savedPages], 'parse pool: pages parsed on worker threads', () =
     const nicePool = new ParsePool(2, undefined, 10);
     try {
       const page = pages[0]!;
-      await Promise.all([nicePool.parse(page.bytes, undefined, page.marketplace), nicePool.parse(page.bytes, undefined, page.marketplace)]);
+      await Promise.all([nicePool.parse(copy(page.bytes), undefined, page.marketplace), nicePool.parse(copy(page.bytes), undefined, page.marketplace)]);
       expect(niced() - before).toBe(2);
       expect(os.getPriority(0)).toBe(0);
     } finally {

@@ -20,7 +20,10 @@ export interface ReadRequest {
 export interface SourcePage {
   /** HTTP status of the main document (404 and 5xx are returned, not thrown). */
   httpStatus: number;
-  /** The body exactly as received (any charset; not re-encoded). */
+  /**
+   * The body exactly as received (any charset; not re-encoded). A parse on the pool's threads takes
+   * its buffer over, leaving this empty (worker/parser/parse-pool.ts `ParsePool.parse`).
+   */
   bytes: Uint8Array;
   /** The `Content-Type` header, when the response had one. */
   contentType?: string;

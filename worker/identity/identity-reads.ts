@@ -89,6 +89,7 @@ function failedAttempt(error: unknown, budgetSpent: boolean, proxied: boolean): 
 async function pageAttempt(page: SourcePage, marketplace: Marketplace, parser: PageParser): Promise<{ outcome: SourceAttemptOutcome; reason?: string; parsed?: PageParse; parseMs?: number }> {
   // 407: the proxy wants credentials it was not given or did not accept.
   if (page.httpStatus === 407) return { outcome: 'proxy_error', reason: 'HTTP 407' };
+  // The bytes move to the parse thread (page.bytes is empty afterwards): nothing here reads them again.
   const { parsed, parseMs: ms } = await parser.parse(page.bytes, page.contentType, marketplace);
   const parseMs = Math.round(ms);
   if (page.httpStatus === 404 || parsed.kind === 'not_found') return { outcome: 'not_found', parsed, parseMs };
