@@ -1,5 +1,5 @@
 /**
- * Creating the Temporal worker: workflows from `workflows/index` (bundled on a thread of its own), activities
+ * Creating the Temporal worker: workflows from `workflows/index` (bundled by the SDK), activities
  * from `createActivities(deps)`.
  */
 import fs from 'node:fs';
@@ -9,8 +9,6 @@ import type { Logger } from '../core/logger.js';
 import type { Config } from '../core/config.js';
 import { pageReadQueue, webhookQueue } from '../core/domain/queues.js';
 import { createActivities, type ActivityDeps } from './activities/index.js';
-import { logTemporalEntry } from './temporal-log.js';
-import { workflowBundle } from './workflow-bundle.js';
 
 /** The workflows entry: the TypeScript source under tsx/vitest, the compiled file under dist/. */
 export function workflowsPath(): string {
@@ -41,7 +39,10 @@ export function installTemporalLogging(logger: Logger): void {
   try {
     Runtime.install({
       shutdownSignals: [],
-      logger: new DefaultLogger(level, (entry) => logTemporalEntry(log, entry.level, entry.message, entry.meta)),
+      logger: new DefaultLogger(level, (entry) => {
+        const method = entry.level === 'TRACE' ? 'trace' : entry.level === 'DEBUG' ? 'debug' : entry.level === 'INFO' ? 'info' : entry.level === 'WARN' ? 'warn' : 'error';
+        log[method](entry.meta ?? {}, entry.message);
+      }),
     });
   } catch {
     /* the runtime already exists (e.g. a test created it first): keep its logger */
@@ -99,8 +100,7 @@ export async function createWorker(options: { config: Config; connection: Native
     connection,
     namespace: options.config.TEMPORAL_NAMESPACE,
     taskQueue: options.config.TEMPORAL_TASK_QUEUE,
-    // Built on a thread of its own (worker/workflow-bundle.ts), so webpack never loads into this heap.
-    workflowBundle: await workflowBundle(workflowsPath(), options.deps.logger),
+    workflowsPath: workflowsPath(),
     // Every activity, `deliverWebhook` included for attempts scheduled here by deliveries that
     // started before webhooks had their own queue.
     activities,
