@@ -75,8 +75,8 @@ export class ParsePool implements PageParser {
    * stays as it was.
    *
    * Why move: V8 starts a full collection of this thread's heap whenever its off-heap memory has
-   * grown by 64 MB. With every page (≈ 1 MB) copied, saturated reads brought one every few seconds;
-   * with the buffer transferred, about one per run of 400 reads (BENCHMARKS.md).
+   * grown by 64 MB, and a copied page (≈ 1 MB) counted here until a collection freed it; a
+   * transferred one stops counting at once (BENCHMARKS.md, "Eleventh change").
    * @throws what the parse threw; an Error when the pool is closed.
    */
   async parse(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: PageParse; parseMs: number }> {
