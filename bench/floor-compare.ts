@@ -21,6 +21,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MARKETPLACES } from '../core/marketplaces.js';
+import { resolveChromePath } from '../worker/browser/chrome-path.js';
 import { call } from './http.js';
 import type { FloorAnswer, FloorJob } from './floor-readers.js';
 import { awaitQuiet, chromiumCpuByType, cpuShareOfTree, cpuSnapshot, cpuText, envInt, fmt, p50, p95, postgresCpuMs, treeCpuByChild, treeCpuMs, type CpuShare } from './machine.js';
@@ -76,7 +77,7 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
   const work = Array.from({ length: PAGES }, (_, i) => products[i % products.length]!);
   // The single reads take other pages first, in another order: no reader meets a page it just read.
   const singles = Array.from({ length: READS }, (_, i) => products[products.length - 1 - ((i * 7) % products.length)]!);
-  console.log(`  ${PAGES} pages over ${products.length} saved product pages, ${CONCURRENCY} at once; ${READS} single reads ${GAP_MS} ms apart; replay server ${origin} (own process)`);
+  console.log(`  ${PAGES} pages over ${products.length} saved product pages, ${CONCURRENCY} at once; ${READS} single reads ${GAP_MS} ms apart; replay server ${origin} (own process); the service reads with ${process.env.BROWSER_WS_ENDPOINTS ? 'BROWSER_WS_ENDPOINTS' : resolveChromePath(process.env.CHROME_PATH)}`);
   const figures: Record<'floor' | 'puppeteer' | 'service', ReaderFigures> = {} as never;
 
   for (const mode of ['http', 'puppeteer'] as const) {

@@ -4,14 +4,16 @@
  * one JSON line of results on stdout.
  * - `http`, the floor: HTTP GET of the page (keep-alive, `concurrency` at once) and parse5's
  *   `parse` of the decoded document; no browser.
- * - `puppeteer`, what most users would write instead of the service: puppeteer-core launching the
- *   same Chromium, `concurrency` pages opened once and navigated in turn, JavaScript off, every
+ * - `puppeteer`, what most users would write instead of the service: puppeteer-core launching full
+ *   Chromium in its default headless mode, as `puppeteer.launch()` does (`/usr/bin/chromium` when
+ *   there, whatever binary the service reads with; `CHROME_PATH` overrides both), `concurrency` pages opened once and navigated in turn, JavaScript off, every
  *   request but the document aborted, `goto` (until DOMContentLoaded) + `content()`, then the same
  *   parse5 parse.
  * Both decode and parse exactly as much as the floor: the parse5 document of the whole page.
  * The job's `urls` are read `concurrency` at once (throughput and CPU of this process tree from
  * /proc, Chromium included); then `singles` one at a time, `gapMs` apart (latency of one read).
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import { parse } from 'parse5';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -19,6 +21,9 @@ import { LOCAL_CHROMIUM_ARGS } from '../worker/browser/browser-slot.js';
 import { resolveChromePath } from '../worker/browser/chrome-path.js';
 import { decodePage } from '../worker/parser/index.js';
 import { cpuSnapshot, treeCpuMs } from './machine.js';
+
+/** Full Chromium (Debian's `chromium`), which the plain puppeteer script launches when it is there. */
+const FULL_CHROMIUM = '/usr/bin/chromium';
 
 /** What the parent asks for. */
 export interface FloorJob {
@@ -73,7 +78,8 @@ function httpReader(concurrency: number): { read: Reader; close(): Promise<void>
 }
 
 async function puppeteerReader(concurrency: number, chromePath: string | undefined): Promise<{ read: Reader; close(): Promise<void> }> {
-  const browser: Browser = await puppeteer.launch({ executablePath: resolveChromePath(chromePath), headless: true, args: [...LOCAL_CHROMIUM_ARGS] });
+  const executablePath = resolveChromePath(chromePath ?? (fs.existsSync(FULL_CHROMIUM) ? FULL_CHROMIUM : undefined));
+  const browser: Browser = await puppeteer.launch({ executablePath, headless: true, args: [...LOCAL_CHROMIUM_ARGS] });
   const pages: Page[] = [];
   for (let i = 0; i < concurrency; i++) {
     const page = await browser.newPage();

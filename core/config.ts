@@ -113,7 +113,11 @@ export const configSchema = z.object({
   BROWSER_WS_ENDPOINTS: z.string().default('').pipe(commaList)
     .describe('Comma-separated CDP WebSocket endpoints; unset → a local headless Chromium.'),
   CHROME_PATH: optionalString
-    .describe('Chromium binary; unset → /usr/bin/chromium, chromium, google-chrome.'),
+    .describe(
+      'Chromium binary; unset → Chromium\'s headless shell (Debian\'s `chromium-headless-shell`: ' +
+      '/usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium-headless-shell, on PATH), else ' +
+      '/usr/bin/chromium, chromium, google-chrome.',
+    ),
   BROWSER_MAX_PAGES: z.coerce.number().int().min(1).max(64).default(4)
     .describe('Concurrent pages per browser.'),
   BROWSER_NAV_TIMEOUT: duration.default(30_000)

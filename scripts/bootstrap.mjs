@@ -16,7 +16,8 @@
 //                (scripts/build-dashboard.ts, after `deps`) when a file of dashboard/, schema.graphql
 //                or package-lock.json is newer than dist/dashboard/index.html;
 //      temporal  the Temporal CLI, `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` into .tools/bin;
-//      apt       Debian's packages through apt-get, in one step (apt holds one lock): `chromium`, and
+//      apt       Debian's packages through apt-get, in one step (apt holds one lock): `chromium-headless-shell`
+//                (what reads run on) and `chromium`, and
 //                with --test-tools `docker-compose`, which validates docker-compose.yml in the tests
 //                (no container engine is needed for that).
 // 3. Runs the command after `--` with the project's Node and node_modules/.bin first on PATH, and
@@ -107,13 +108,20 @@ const aptPackages = [];
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canApt = isRoot && which('apt-get') !== null;
 if (!noTools && !env.BROWSER_WS_ENDPOINTS) {
-  const chrome = [env.CHROME_PATH, '/usr/bin/chromium', which('chromium'), which('google-chrome')].filter(Boolean).find(executable);
-  if (!chrome && env.CHROME_PATH) {
-    missing.push(`Chromium: CHROME_PATH=${env.CHROME_PATH} is not an executable file`);
-  } else if (!chrome) {
-    if (canApt) aptPackages.push('chromium');
-    else missing.push('Chromium: not installed, and this bootstrap installs it only as root with apt-get. Run ' +
-      '`sudo apt-get install -y chromium` (Debian/Ubuntu), or set CHROME_PATH to a Chrome/Chromium binary, or BROWSER_WS_ENDPOINTS to a browser grid');
+  // Reads run on Chromium's headless shell when it is there (worker/browser/chrome-path.ts says why),
+  // else on full Chromium; the benchmarks' plain puppeteer script runs on full Chromium.
+  const shell = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell', which('chromium-headless-shell')].filter(Boolean).find(executable);
+  const full = ['/usr/bin/chromium', which('chromium'), which('google-chrome')].filter(Boolean).find(executable);
+  if (env.CHROME_PATH) {
+    if (!executable(env.CHROME_PATH)) missing.push(`Chromium: CHROME_PATH=${env.CHROME_PATH} is not an executable file`);
+  } else if (canApt) {
+    if (!shell) aptPackages.push('chromium-headless-shell');
+    if (!full) aptPackages.push('chromium');
+  } else if (!shell && !full) {
+    missing.push('Chromium: not installed, and this bootstrap installs it only as root with apt-get. Run ' +
+      '`sudo apt-get install -y chromium-headless-shell chromium` (Debian/Ubuntu), or set CHROME_PATH to a Chrome/Chromium binary, or BROWSER_WS_ENDPOINTS to a browser grid');
+  } else if (!shell) {
+    log('reads run on full Chromium, at twice the CPU per read of its headless shell (`sudo apt-get install -y chromium-headless-shell`)');
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * scripts/bootstrap.mjs on a machine that lacks things, emulated for real: a private mount
- * namespace hides Chromium (`/usr/bin/chromium` becomes a device node) and Go (`/usr/local/go`
- * becomes an empty tmpfs), HOME is empty (no ~/go/bin), and the bootstrap runs from a copy of the
+ * namespace hides Chromium (`/usr/bin/chromium` and the headless shell become device nodes) and Go
+ * (`/usr/local/go` becomes an empty tmpfs), HOME is empty (no ~/go/bin), and the bootstrap runs from a copy of the
  * project holding only package.json, so its npm steps have nothing to do. Needs root and
  * util-linux's `unshare` and `setpriv` (CI runs as root).
  */
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { repoRoot } from '../support/env.js';
-import { describeNeeding, type Prerequisite } from '../support/prerequisites.js';
+import { describeNeeding, inCi, type Prerequisite } from '../support/prerequisites.js';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -41,9 +41,11 @@ describeNeeding([namespaces], 'bootstrap on a machine without Chromium, Go or th
   afterAll(() => fs.rmSync(path.dirname(project), { recursive: true, force: true }));
 
   /** Runs the bootstrap with `args` inside the emulated machine, as root or as `nobody`. */
-  async function bootstrap(args: string[], opts: { asRoot: boolean; env?: Record<string, string> }): Promise<Outcome> {
+  async function bootstrap(args: string[], opts: { asRoot: boolean; env?: Record<string, string>; keepFullChromium?: boolean }): Promise<Outcome> {
+    const shell = ['/usr/bin/chromium-headless-shell', '/usr/lib/chromium/chromium-headless-shell'];
+    const chromium = opts.keepFullChromium ? shell : ['/usr/bin/chromium', '/usr/bin/google-chrome', ...shell];
     const hide = [
-      ...['/usr/bin/chromium', '/usr/bin/google-chrome', '/usr/bin/docker-compose'].filter((p) => fs.existsSync(p)).map((p) => `mount --bind /dev/null ${p}`),
+      ...[...chromium, '/usr/bin/docker-compose'].filter((p) => fs.existsSync(p)).map((p) => `mount --bind /dev/null ${p}`),
       ...(fs.existsSync('/usr/local/go') ? ['mount -t tmpfs none /usr/local/go'] : []),
     ];
     const user = opts.asRoot ? '' : 'setpriv --reuid=65534 --regid=65534 --clear-groups ';
@@ -63,7 +65,7 @@ describeNeeding([namespaces], 'bootstrap on a machine without Chromium, Go or th
     const r = await bootstrap(['--', 'true'], { asRoot: false });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('nothing was installed');
-    expect(r.stderr).toContain('`sudo apt-get install -y chromium`');
+    expect(r.stderr).toContain('`sudo apt-get install -y chromium-headless-shell chromium`');
     expect(r.stderr).toContain('go install github.com/temporalio/cli/cmd/temporal@v1.5.1');
     expect(r.stderr).not.toMatch(/\.\.\.\n/); // no step started
   });
@@ -79,6 +81,18 @@ describeNeeding([namespaces], 'bootstrap on a machine without Chromium, Go or th
     const r = await bootstrap(['--test-tools', '--', 'true'], { asRoot: false, env: { TEMPORAL_ADDRESS: '127.0.0.1:7233', BROWSER_WS_ENDPOINTS: 'ws://127.0.0.1:3001' } });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('docker-compose.yml test will be skipped');
+  });
+
+  it('without root, with full Chromium but not its headless shell: reads can run, and the command to install the shell is named', async (ctx) => {
+    if (!fs.existsSync('/usr/bin/chromium')) {
+      // The bootstrap installs full Chromium beside the shell as root; a machine may have the shell alone.
+      if (inCi) throw new Error('prerequisite missing under CI=true: /usr/bin/chromium');
+      ctx.skip('full Chromium is not installed (/usr/bin/chromium)');
+    }
+    const r = await bootstrap(['--', 'true'], { asRoot: false, keepFullChromium: true, env: { TEMPORAL_ADDRESS: '127.0.0.1:7233' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('reads run on full Chromium');
+    expect(r.stderr).toContain('`sudo apt-get install -y chromium-headless-shell`');
   });
 
   it('as root without Go: Chromium could be installed, but nothing starts while Go is missing', async () => {

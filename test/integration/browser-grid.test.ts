@@ -1,5 +1,5 @@
 /**
- * BrowserGrid against a real Chromium (/usr/bin/chromium or CHROME_PATH): reads from the replay
+ * BrowserGrid against a real Chromium (its headless shell, /usr/bin/chromium or CHROME_PATH): reads from the replay
  * server (bytes, statuses, a crashed browser) and from a recording test server (headers, cookies,
  * blocked requests, concurrency, page holding, timeouts and cancellation). Slots released on every
  * path: browser-grid-slots.test.ts; remote browsers (BROWSER_WS_ENDPOINTS): browser-grid-remote.test.ts.
@@ -12,6 +12,7 @@ import { BrowserGrid, CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from '../../work
 import { ReadCancelledError, SourceUnavailableError } from '../../worker/browser/errors.js';
 import type { ReadIdentity } from '../../worker/browser/read-identity.js';
 import { chromePath, expectIdle, fixtures, mp, RecordingServer, rendererPids } from '../support/browser-grid.js';
+import { inCi } from '../support/prerequisites.js';
 import { childPids, threadNices } from '../support/processes.js';
 
 let replay: ReplayServer;
@@ -113,6 +114,31 @@ describe('BrowserGrid (local Chromium) with the replay server', () => {
     // Without the option the browser keeps the launcher's priority (0 here; as root Chromium
     // raises some of its threads further).
     expect(Math.min(...threadNices(replayGrid.stats().browsers[0]!.pid!))).toBeLessThanOrEqual(0);
+  });
+
+  it('launches Chromium\'s headless shell when no path is given (started with --headless), full Chromium with --headless=new', async (ctx) => {
+    const shell = '/usr/lib/chromium/chromium-headless-shell';
+    if (!fs.existsSync(shell) || !fs.existsSync('/usr/bin/chromium')) {
+      // As root the bootstrap installs both (Debian's chromium-headless-shell and chromium).
+      if (inCi) throw new Error(`prerequisite missing under CI=true: ${shell} and /usr/bin/chromium`);
+      ctx.skip('Debian\'s chromium-headless-shell or chromium is not installed');
+    }
+    const commandLine = async (chromePath: string | undefined): Promise<string[]> => {
+      await using grid = await BrowserGrid.start({ wsEndpoints: [], ...(chromePath !== undefined && { chromePath }), maxPages: 1, navTimeoutMs: 10_000, sourceOrigin: replay.url });
+      const page = await grid.read({ marketplace: mp('de'), asin: 'B0000000P1' });
+      expect(Buffer.from(page.bytes).equals(fs.readFileSync(path.join(fixtures, 'de_B0000000P1.html')))).toBe(true);
+      page.done!();
+      await expectIdle(grid);
+      return fs.readFileSync(`/proc/${grid.stats().browsers[0]!.pid!}/cmdline`, 'utf8').split('\0');
+    };
+    const byDefault = await commandLine(undefined);
+    expect(byDefault[0]).toBe(shell);
+    expect(byDefault).toContain('--headless');
+    expect(byDefault).not.toContain('--headless=new');
+    // Full Chromium, named explicitly (CHROME_PATH), runs in its own headless mode.
+    const full = await commandLine('/usr/bin/chromium');
+    expect(full).toContain('--headless=new');
+    expect(full).not.toContain('--headless');
   });
 
   it('relaunches the local Chromium on the next read after it crashed', async () => {

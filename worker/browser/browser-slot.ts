@@ -11,6 +11,7 @@ import { launch as launchProcess, type Process } from '@puppeteer/browsers';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { CdpPipeTransport } from './cdp-pipe.js';
+import { isHeadlessShell } from './chrome-path.js';
 import { launchCommand, type LaunchCommand } from './launch-priority.js';
 import { CLOSE_TIMEOUT_MS, within } from './within.js';
 
@@ -24,8 +25,9 @@ export const LOCAL_CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--disable-dev-shm-usage',
-  // Chromium 15x preloads the omnibox popup as a WebUI renderer in every window, headless too: a
-  // renderer start per incognito context and CPU while idle (puppeteer upstream #15278 turns it off).
+  // Full Chromium 15x preloads the omnibox popup as a WebUI renderer in every window, headless too:
+  // a renderer start per incognito context and CPU while idle (puppeteer upstream #15278 turns it
+  // off). The headless shell (chrome-path.ts) has no windows; the flag changes nothing there.
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
   // With site isolation on, warm pages reading at once have Chromium start and end a renderer
   // process every few reads (site-locked processes for navigations that are then aborted:
@@ -153,13 +155,14 @@ export class BrowserSlot {
   private async launch(chromePath: string, nice: number): Promise<Browser> {
     this.userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'retail-chromium-'));
     const command = launchCommand(chromePath, nice);
+    const headless = isHeadlessShell(chromePath) ? 'shell' : true;
     try {
-      return await this.spawn(command);
+      return await this.spawn(command, headless);
     } catch (error) {
       if (command.prefix.length === 0) throw error;
       // A lower priority is worth less than reading at all (a host may refuse `setpriv`'s calls).
       this.options.logger.warn({ err: error, browser: this.label, command: command.executablePath }, 'Chromium did not start at a lower priority; starting it as it is');
-      return this.spawn({ executablePath: chromePath, prefix: [] });
+      return this.spawn({ executablePath: chromePath, prefix: [] }, headless);
     }
   }
 
@@ -169,11 +172,12 @@ export class BrowserSlot {
    * when the pipe closes, so it dies with this process even on SIGKILL or a crash (no 'exit'
    * handler runs). The process is started by @puppeteer/browsers, as `puppeteer.launch` does; the
    * connection is `puppeteer.connect` on our `CdpPipeTransport` (cdp-pipe.ts says why).
+   * `headless` is puppeteer's: `'shell'` for Chromium's headless shell (chrome-path.ts), else `true`.
    * @throws Error when the command is missing, or with Chromium's last output when it exits before it answers
    */
-  private async spawn({ executablePath, prefix }: LaunchCommand): Promise<Browser> {
+  private async spawn({ executablePath, prefix }: LaunchCommand, headless: true | 'shell'): Promise<Browser> {
     if (!existsSync(executablePath)) throw new Error(`Chromium was not found at ${executablePath}`);
-    const chromiumArgs = puppeteer.defaultArgs({ headless: true, args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`, '--remote-debugging-pipe'] });
+    const chromiumArgs = puppeteer.defaultArgs({ headless, args: [...LOCAL_CHROMIUM_ARGS, `--user-data-dir=${this.userDataDir}`, '--remote-debugging-pipe'] });
     const chromium = launchProcess({
       executablePath,
       args: [...prefix, ...chromiumArgs],
