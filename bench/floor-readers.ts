@@ -6,9 +6,9 @@
  *   `parse` of the decoded document; no browser.
  * - `puppeteer`, what most users would write instead of the service: puppeteer-core launching full
  *   Chromium in its default headless mode, as `puppeteer.launch()` does (`/usr/bin/chromium` when
- *   there, whatever binary the service reads with; `CHROME_PATH` overrides both), `concurrency` pages opened once and navigated in turn, JavaScript off, every
- *   request but the document aborted, `goto` (until DOMContentLoaded) + `content()`, then the same
- *   parse5 parse.
+ *   there, whatever binary the service reads with; `CHROME_PATH` overrides both), `concurrency`
+ *   pages opened once and navigated in turn, JavaScript off, every request but the document aborted,
+ *   `goto` (until DOMContentLoaded) + `content()`, then the same parse5 parse.
  * Both decode and parse exactly as much as the floor: the parse5 document of the whole page.
  * The job's `urls` are read `concurrency` at once (throughput and CPU of this process tree from
  * /proc, Chromium included); then `singles` one at a time, `gapMs` apart (latency of one read).

@@ -1,9 +1,9 @@
 /**
  * scripts/bootstrap.mjs on a machine that lacks things, emulated for real: a private mount
  * namespace hides Chromium (`/usr/bin/chromium` and the headless shell become device nodes) and Go
- * (`/usr/local/go` becomes an empty tmpfs), HOME is empty (no ~/go/bin), and the bootstrap runs from a copy of the
- * project holding only package.json, so its npm steps have nothing to do. Needs root and
- * util-linux's `unshare` and `setpriv` (CI runs as root).
+ * (`/usr/local/go` becomes an empty tmpfs), HOME is empty (no ~/go/bin), and the bootstrap runs
+ * from a copy of the project holding only package.json, so its npm steps have nothing to do. Needs
+ * root and util-linux's `unshare` and `setpriv` (CI runs as root).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';

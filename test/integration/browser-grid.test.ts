@@ -1,7 +1,7 @@
 /**
- * BrowserGrid against a real Chromium (its headless shell, /usr/bin/chromium or CHROME_PATH): reads from the replay
- * server (bytes, statuses, a crashed browser) and from a recording test server (headers, cookies,
- * blocked requests, concurrency, page holding, timeouts and cancellation). Slots released on every
+ * BrowserGrid against a real Chromium (its headless shell, /usr/bin/chromium or CHROME_PATH): reads
+ * from the replay server (bytes, statuses, a crashed browser) and from a recording test server
+ * (headers, cookies, blocked requests, concurrency, page holding, timeouts and cancellation). Slots released on every
  * path: browser-grid-slots.test.ts; remote browsers (BROWSER_WS_ENDPOINTS): browser-grid-remote.test.ts.
  */
 import fs from 'node:fs';
