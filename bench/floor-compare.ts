@@ -18,12 +18,10 @@
  * (the service: fresh live reads, `max_age_minutes: 0`, measured from the client process).
  * Then the issue's goals, each a ratio to the floor measured in the same run.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { MARKETPLACES } from '../core/marketplaces.js';
 import { resolveChromePath } from '../worker/browser/chrome-path.js';
 import { call } from './http.js';
-import type { FloorAnswer, FloorJob } from './floor-readers.js';
+import { runFloorReader } from './floor-reader-process.js';
 import { awaitQuiet, chromiumCpuByType, cpuShareOfTree, cpuSnapshot, cpuText, envInt, fmt, p50, p95, postgresCpuMs, treeCpuByChild, treeCpuMs, type CpuShare } from './machine.js';
 import { replayDir, replayProducts, type ReplayProduct } from './pages.js';
 import { withCpuProfile } from './profile.js';
@@ -38,21 +36,6 @@ const GAP_MS = envInt('BENCH_FLOOR_GAP_MS', 500);
 /** Measuring the service stops here even if tasks are still open. */
 const MAX_MS = envInt('BENCH_FLOOR_MAX_S', 900) * 1000;
 if (PAGES > 1000) throw new Error('BENCH_FLOOR_PAGES: at most 1,000 (tasks_ready answers at most 1,000 tasks)');
-
-/** Runs bench/floor-readers.ts on `job`. */
-function runReader(job: FloorJob): Promise<FloorAnswer> {
-  const script = fileURLToPath(new URL('./floor-readers.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdin.end(JSON.stringify(job));
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  return new Promise((resolve, reject) => {
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`${job.mode} reader failed (exit ${code}): ${out}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1)!) as FloorAnswer);
-    });
-  });
-}
 
 /** One reader's figures. */
 interface ReaderFigures {
@@ -84,7 +67,7 @@ await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + pa
     const name = mode === 'http' ? 'floor' : 'puppeteer';
     await awaitQuiet(name);
     const before = cpuSnapshot();
-    const answer = await runReader({
+    const answer = await runFloorReader({
       mode, urls: (mode === 'puppeteer' ? work.slice(0, PUPPETEER_PAGES) : work).map(pageUrl), concurrency: CONCURRENCY, singles: singles.map(pageUrl), gapMs: GAP_MS,
       ...(process.env.CHROME_PATH && { chromePath: process.env.CHROME_PATH }),
     });

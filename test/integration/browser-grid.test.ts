@@ -11,7 +11,7 @@ import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 import { BrowserGrid, CLOSE_AFTER_DONE_MS, RELEASE_TIMEOUT_MS } from '../../worker/browser/browser-grid.js';
 import { ReadCancelledError, SourceUnavailableError } from '../../worker/browser/errors.js';
 import type { ReadIdentity } from '../../worker/browser/read-identity.js';
-import { chromePath, expectIdle, fixtures, mp, RecordingServer, rendererPids } from '../support/browser-grid.js';
+import { chromePath, expectIdle, fixtures, largeBody, mp, RecordingServer, rendererPids } from '../support/browser-grid.js';
 import { inCi } from '../support/prerequisites.js';
 import { childPids, threadNices } from '../support/processes.js';
 
@@ -192,6 +192,15 @@ describe('BrowserGrid (local Chromium) with a recording server', () => {
     expect(jp?.headers['accept-language']).toBe('ja-JP,ja;q=0.9');
     expect(jp?.headers.cookie).toMatch(/(^|; )i18n-prefs=JPY(;|$)/);
     expect(de?.headers['user-agent']).not.toMatch(/Headless/);
+  });
+
+  it('returns a body of several stream chunks byte for byte, every byte value included', async () => {
+    const page = await testGrid.read({ marketplace: mp('com'), asin: 'LARGE00001' });
+    expect(page.httpStatus).toBe(200);
+    expect(page.bytes.length).toBe(largeBody().length);
+    expect(Buffer.from(page.bytes).equals(largeBody())).toBe(true);
+    // Its own ArrayBuffer, so the parse pool moves it to its thread instead of copying it.
+    expect(page.bytes.byteOffset === 0 && page.bytes.byteLength === page.bytes.buffer.byteLength).toBe(true);
   });
 
   it('requests the document only: no script, image, media, font, stylesheet or other origin', async () => {

@@ -12,6 +12,7 @@ import { expect } from 'vitest';
 import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import type { BrowserGrid } from '../../worker/browser/browser-grid.js';
 import { resolveChromePath } from '../../worker/browser/chrome-path.js';
+import { BODY_CHUNK_BYTES } from '../../worker/browser/page-capture.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The synthetic replay pages (test/fixtures/replay). */
@@ -65,6 +66,11 @@ export class RecordingServer {
       return;
     }
     if (asin.startsWith('ECHO')) return html('<span id="productTitle">echo</span>');
+    if (asin.startsWith('LARGE')) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=windows-1252' });
+      res.end(largeBody());
+      return;
+    }
     if (asin.startsWith('SETCOOKIE')) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'session-id=left-behind; Path=/; Max-Age=3600' });
       res.end('<!doctype html><html><body><script>localStorage.setItem("k", "left behind")</script></body></html>');
@@ -143,4 +149,15 @@ export function rendererPids(browserPid: number): Set<number> {
     return false;
   };
   return new Set(renderers.filter(under));
+}
+
+/**
+ * The body the recording server sends for `/dp/LARGE…`: 3.5 × the capture's body chunk
+ * (page-capture.ts BODY_CHUNK_BYTES), every byte value 0–255 in turn, so a read must join chunks
+ * that end mid-sequence to get it back byte for byte.
+ */
+export function largeBody(): Buffer {
+  const bytes = Buffer.alloc(Math.round(BODY_CHUNK_BYTES * 3.5));
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 8)) & 0xff;
+  return bytes;
 }

@@ -3,8 +3,8 @@
  *
  * `HTTPResponse.buffer()` is not enough: Chromium re-encodes text bodies it decoded (a Shift_JIS
  * page comes back as UTF-8, puppeteer#6478). So the page's own CDP session pauses the main
- * document at the Fetch domain's Response stage, takes the raw body (`Fetch.getResponseBody`,
- * base64 of the bytes on the wire). Chromium's navigation is then cancelled (`net::ERR_ABORTED`,
+ * document at the Fetch domain's Response stage and streams the raw body (the bytes on the wire,
+ * in base64 chunks: `responseBody`). Chromium's navigation is then cancelled (`net::ERR_ABORTED`,
  * which commits nothing, not even an error page): the service parses the bytes itself, so the
  * page's renderer never receives a document — no markup parsed, no script run, no subresource
  * requested, no layout or paint (a read costs the request, not a render). The same handler blocks
@@ -69,6 +69,43 @@ function originOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Bytes of a page's body per `IO.read`. Each answer carries its chunk in base64 (a third larger),
+ * kept below V8's large-object size (128 KiB), so every answer's text and its JSON parse stay in
+ * the young generation. The whole page in one answer (`Fetch.getResponseBody`) is a string of
+ * megabytes that Chromium serializes and this process parses as one large object, which cost both
+ * more than the round trips of the chunks (BENCHMARKS.md, "Thirteenth change").
+ */
+export const BODY_CHUNK_BYTES = 65_536;
+
+/**
+ * The body of the document paused at the Response stage, streamed: `Fetch.takeResponseBodyAsStream`,
+ * then `IO.read` of BODY_CHUNK_BYTES at a time until the end, then `IO.close`. The request cannot be
+ * continued afterwards; the read aborts it anyway.
+ * @returns the bytes, in one buffer of their exact size (its own ArrayBuffer: the parse pool moves it)
+ * @throws what Chromium answered
+ */
+async function responseBody(cdp: CDPSession, requestId: string): Promise<Buffer> {
+  const { stream } = await cdp.send('Fetch.takeResponseBodyAsStream', { requestId });
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for (;;) {
+      const { data, base64Encoded, eof } = await cdp.send('IO.read', { handle: stream, size: BODY_CHUNK_BYTES });
+      const chunk = Buffer.from(data, base64Encoded ? 'base64' : 'utf8');
+      chunks.push(chunk);
+      length += chunk.length;
+      if (eof) break;
+    }
+  } finally {
+    void cdp.send('IO.close', { handle: stream }).catch(() => undefined);
+  }
+  const bytes = Buffer.allocUnsafeSlow(length);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(bytes, at);
+  return bytes;
 }
 
 /** What the read under way on a page does with its capture session's events. */
@@ -157,10 +194,9 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
     if (!captured && status !== undefined && !isRedirect && event.frameId === mainFrameId) {
       const contentType = header(event.responseHeaders, 'content-type');
       documentNetworkId = event.networkId;
-      captured = cdp.send('Fetch.getResponseBody', { requestId }).then(({ body, base64Encoded }) => ({
+      captured = responseBody(cdp, requestId).then((bytes) => ({
         status,
-        // Buffer.from decodes into a buffer of the body's exact size: no second copy of the page.
-        bytes: Buffer.from(body, base64Encoded ? 'base64' : 'utf8'),
+        bytes,
         ...(contentType !== undefined && { contentType }),
         setCookies: [],
       }));
