@@ -13,6 +13,7 @@ import { temporalWebhookLauncher } from '../core/temporal/webhook-launcher.js';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/db.js';
 import type { Logger } from '../core/logger.js';
+import type { TaskCompletions } from '../core/task-completions.js';
 import { startMetricsServer } from '../core/metrics-server.js';
 import { flushUsage } from '../core/usage.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
@@ -33,13 +34,13 @@ export interface ApiServer {
  * `stop()`, and starts task workflows eagerly (core/temporal/task-launcher.ts `eagerStart`).
  * Without it (a standalone API), the client connects to `temporalAddress` and starts normally.
  */
-export async function startApiServer(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; workerConnection?: ConnectionLike }): Promise<ApiServer> {
+export async function startApiServer(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; workerConnection?: ConnectionLike; completions?: TaskCompletions }): Promise<ApiServer> {
   const shared = options.workerConnection;
   const connection = shared ?? (await Connection.connect({ address: options.temporalAddress }));
   const closeConnection = async () => { if (!shared) await connection.close(); };
   const client = new Client({ connection, namespace: options.config.TEMPORAL_NAMESPACE });
   const deps: AppDeps = {
-    config: options.config, db: options.db, logger: options.logger, launcher: temporalTaskLauncher(client, options.config, { eagerStart: shared !== undefined }),
+    config: options.config, db: options.db, logger: options.logger, launcher: temporalTaskLauncher(client, options.config, { eagerStart: shared !== undefined, ...(options.completions && { completions: options.completions }) }),
     monitors: temporalMonitorLauncher(client, options.config, { onError: (err, subscriptionId) => options.logger.warn({ err, subscriptionId }, 'could not signal the monitor') }),
     webhookLauncher: temporalWebhookLauncher(client, options.config),
   };

@@ -40,16 +40,21 @@ const PAGES = envInt('BENCH_PARTS_PAGES', 300);
 const CONCURRENCY = envInt('BENCH_FLOOR_CONCURRENCY', 4);
 const WARM_UP = 2 * CONCURRENCY;
 const TASK_QUEUE = 'floor-parts';
+/** The parts to measure (BENCH_PARTS, comma-separated; default all): grid, parse (reads the grid's pages: runs with it), temporal. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'grid,parse,temporal').split(',').map((p) => p.trim()));
 
 /** Kernel clock ticks per second of /proc's CPU counters. */
 const USER_HZ = 100;
 /** CPU ms of process `pid` alone (its threads, not its children) between two snapshots. */
 const ownMs = (a: CpuSnapshot, b: CpuSnapshot, pid: number): number =>
   (((b.procs.get(pid)?.ticks ?? 0) - (a.procs.get(pid)?.ticks ?? 0)) * 1000) / USER_HZ;
-/** CPU ms of every process whose parent is `ppid` (and theirs), alive at `b` or reaped by them. */
-function childrenMs(a: CpuSnapshot, b: CpuSnapshot, ppid: number): number {
+/** CPU ms of the processes below `ppid` (alive at `b`, or reaped by one of them) but the trees of `exclude`. */
+function childrenMs(a: CpuSnapshot, b: CpuSnapshot, ppid: number, exclude: readonly number[]): number {
   const under = (snap: CpuSnapshot, pid: number): boolean => {
-    for (let p = snap.procs.get(pid)?.ppid ?? 0, hops = 0; p > 0 && hops < 50; p = snap.procs.get(p)?.ppid ?? 0, hops++) if (p === ppid) return true;
+    for (let p = pid, hops = 0; p > 0 && hops < 50; p = snap.procs.get(p)?.ppid ?? 0, hops++) {
+      if (exclude.includes(p)) return false;
+      if (p !== pid && p === ppid) return true;
+    }
     return false;
   };
   const sum = (snap: CpuSnapshot): number => {
@@ -75,86 +80,113 @@ const work = Array.from({ length: PAGES }, (_, i) => products[i % products.lengt
 const config = loadConfig({ ...process.env, RETAIL_SOURCE_ORIGIN: replay.url, BROWSER_MAX_PAGES: String(CONCURRENCY), TEMPORAL_TASK_QUEUE: TASK_QUEUE });
 const logger = createLogger('warn', 'floor-parts');
 const rows: { part: string; ms: number; note: string }[] = [];
-const perPage = (ms: number, n: number): number => ms / n;
 console.log(`floor-parts: ${PAGES} pages over ${products.length} saved product pages, ${CONCURRENCY} at once; replay server ${replay.url} (own process)\n`);
 
 // The floor, as bench/floor-compare.ts measures it.
 const domain = (marketplace: string): string => resolveMarketplace(marketplace)!.domain;
 await awaitQuiet('floor');
 const floor = await runFloorReader({ mode: 'http', urls: work.map((p) => `${replay.url}/${domain(p.marketplace)}/dp/${p.asin}`), concurrency: CONCURRENCY, singles: [], gapMs: 0 });
-const floorMs = perPage(floor.cpuMs, floor.pages);
+const floorMs = floor.cpuMs / floor.pages;
 console.log(`  floor: ${floor.pages} pages, ${fmt(floorMs, 1)} ms CPU per page`);
 
-// The grid alone; the bytes it read are kept for the parse.
-const grid = await BrowserGrid.fromConfig(config);
-const read = async (i: number): Promise<{ bytes: Uint8Array; contentType: string | undefined }> => {
-  const p = work[i]!;
-  const page = await grid.read({ marketplace: resolveMarketplace(p.marketplace)!, asin: p.asin });
-  const copy = { bytes: new Uint8Array(page.bytes), contentType: page.contentType };
-  page.done?.();
-  if (page.httpStatus !== 200) throw new Error(`grid read of ${p.asin}: HTTP ${page.httpStatus}`);
-  return copy;
-};
-await concurrently(WARM_UP, async (i) => void (await read(i)));
-await awaitQuiet('grid');
-const pagesRead: { bytes: Uint8Array; contentType: string | undefined }[] = [];
-let a = cpuSnapshot();
-await concurrently(PAGES, async (i) => void (pagesRead[i] = await read(i)));
-let b = cpuSnapshot();
-rows.push({ part: 'Chromium (the grid\'s browser)', ms: perPage(childrenMs(a, b, process.pid) - childrenMs(a, b, replay.child.pid!), PAGES), note: 'every process of the local Chromium' });
-rows.push({ part: 'the grid in this process (CDP)', ms: perPage(ownMs(a, b, process.pid), PAGES), note: 'puppeteer-core, the capture, the grid' });
-await grid.close();
+/** A page the grid read, kept for the parse. */
+interface ReadPage {
+  bytes: Uint8Array;
+  contentType: string | undefined;
+}
 
-// The parse alone, over the same bytes.
-const parser = createPageParser(config.PARSE_THREADS, (error) => console.error('parse thread failed', error), config.READ_NICE);
-const parse = async (i: number): Promise<void> => {
-  const page = pagesRead[i]!;
-  await parser.parse(new Uint8Array(page.bytes), page.contentType, resolveMarketplace(work[i]!.marketplace)!);
-};
-await concurrently(WARM_UP, parse);
-await awaitQuiet('parse');
-a = cpuSnapshot();
-await concurrently(PAGES, parse);
-b = cpuSnapshot();
-rows.push({ part: 'decode + parse (the parse pool)', ms: perPage(ownMs(a, b, process.pid), PAGES), note: 'this process, every thread' });
-await parser.close();
+/** The grid alone (BrowserGrid, configured as the service's); returns the pages it read. */
+async function measureGrid(): Promise<ReadPage[]> {
+  const grid = await BrowserGrid.fromConfig(config);
+  const read = async (i: number): Promise<ReadPage> => {
+    const p = work[i]!;
+    const page = await grid.read({ marketplace: resolveMarketplace(p.marketplace)!, asin: p.asin });
+    const copy = { bytes: new Uint8Array(page.bytes), contentType: page.contentType };
+    page.done?.();
+    if (page.httpStatus !== 200) throw new Error(`grid read of ${p.asin}: HTTP ${page.httpStatus}`);
+    return copy;
+  };
+  const pages: ReadPage[] = [];
+  try {
+    await concurrently(WARM_UP, async (i) => void (await read(i)));
+    await awaitQuiet('grid');
+    const a = cpuSnapshot();
+    await concurrently(PAGES, async (i) => void (pages[i] = await read(i)));
+    const b = cpuSnapshot();
+    rows.push({ part: 'Chromium (the grid\'s browser)', ms: childrenMs(a, b, process.pid, [replay.child.pid!]) / PAGES, note: 'every process of the local Chromium' });
+    rows.push({ part: 'the grid in this process (CDP)', ms: ownMs(a, b, process.pid) / PAGES, note: 'puppeteer-core, the capture, the grid' });
+  } finally {
+    await grid.close();
+  }
+  return pages;
+}
 
-// Temporal alone: productTask workflows whose read answers at once.
-const dir = mkdtempSync(path.join(os.tmpdir(), 'floor-parts-'));
-const server = await startTemporalDevServer({ dbFile: path.join(dir, 'temporal.db'), uiPort: false });
-const connection = await connectTemporal(server.address, logger);
-const stubRead = async (): Promise<ReadProductResult> => ({ observationId: '1', status: 'ok', statusCode: 20000 });
-const workflows = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: TASK_QUEUE, workflowsPath: workflowsPath(), activities: {} });
-const reads = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: pageReadQueue(TASK_QUEUE), activities: { readProductPage: stubRead }, maxConcurrentActivityTaskExecutions: CONCURRENCY });
-const running = Promise.all([workflows.run(), reads.run()]);
-const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-const launcher = temporalTaskLauncher(client, config, { eagerStart: true });
-const serverPid = [...cpuSnapshot().procs].find(([, p]) => p.comm === 'temporal' && p.ppid === process.pid)?.[0];
-if (serverPid === undefined) throw new Error('the Temporal dev server process was not found');
-let round = 0;
-const tasks = async (n: number): Promise<void> => {
-  round++;
-  await concurrently(n, async (i) => {
-    const taskId = `floor-parts-${round}-${i}`;
-    const p = work[i % work.length]!;
-    await launcher.start({ taskId, asin: p.asin, marketplace: p.marketplace, accountId: 1, login: 'bench', tag: null, priority: 1 });
-    const outcome = (await client.workflow.getHandle(taskId).result()) as { statusCode?: number };
-    if (outcome.statusCode !== 20000) throw new Error(`workflow ${taskId} ended with ${JSON.stringify(outcome)}`);
-  });
-};
-await tasks(WARM_UP);
-await awaitQuiet('temporal');
-a = cpuSnapshot();
-await tasks(PAGES);
-b = cpuSnapshot();
-rows.push({ part: 'Temporal dev server', ms: perPage(ownMs(a, b, serverPid), PAGES), note: 'start, one activity, completion, visibility' });
-rows.push({ part: 'Temporal SDK in this process', ms: perPage(ownMs(a, b, process.pid), PAGES), note: 'client start, workflow thread, workers' });
-workflows.shutdown();
-reads.shutdown();
-await running;
-await connection.close();
-await server.stop();
-rmSync(dir, { recursive: true, force: true });
+/** The parse alone (the service's parse pool, PARSE_THREADS) over `pages`. */
+async function measureParse(pages: readonly ReadPage[]): Promise<void> {
+  const parser = createPageParser(config.PARSE_THREADS, (error) => console.error('parse thread failed', error), config.READ_NICE);
+  const parse = async (i: number): Promise<void> => {
+    const page = pages[i]!;
+    await parser.parse(new Uint8Array(page.bytes), page.contentType, resolveMarketplace(work[i]!.marketplace)!);
+  };
+  try {
+    await concurrently(WARM_UP, parse);
+    await awaitQuiet('parse');
+    const a = cpuSnapshot();
+    await concurrently(PAGES, parse);
+    const b = cpuSnapshot();
+    rows.push({ part: 'decode + parse (the parse pool)', ms: ownMs(a, b, process.pid) / PAGES, note: 'this process, every thread' });
+  } finally {
+    await parser.close();
+  }
+}
+
+/** Temporal alone: productTask workflows started as task_post starts them, whose read answers at once. */
+async function measureTemporal(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'floor-parts-'));
+  const server = await startTemporalDevServer({ dbFile: path.join(dir, 'temporal.db'), uiPort: false });
+  const connection = await connectTemporal(server.address, logger);
+  try {
+    const stubRead = async (): Promise<ReadProductResult> => ({ observationId: '1', status: 'ok', statusCode: 20000 });
+    const workflows = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: TASK_QUEUE, workflowsPath: workflowsPath(), activities: {} });
+    const reads = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: pageReadQueue(TASK_QUEUE), activities: { readProductPage: stubRead }, maxConcurrentActivityTaskExecutions: CONCURRENCY });
+    const running = Promise.all([workflows.run(), reads.run()]);
+    const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    const launcher = temporalTaskLauncher(client, config, { eagerStart: true });
+    const serverPid = [...cpuSnapshot().procs].find(([, p]) => p.comm === 'temporal' && p.ppid === process.pid)?.[0];
+    if (serverPid === undefined) throw new Error('the Temporal dev server process was not found');
+    let round = 0;
+    const tasks = async (n: number): Promise<void> => {
+      round++;
+      await concurrently(n, async (i) => {
+        const taskId = `floor-parts-${round}-${i}`;
+        const p = work[i % work.length]!;
+        await launcher.start({ taskId, asin: p.asin, marketplace: p.marketplace, accountId: 1, login: 'bench', tag: null, priority: 1 });
+        const outcome = (await client.workflow.getHandle(taskId).result()) as { statusCode?: number };
+        if (outcome.statusCode !== 20000) throw new Error(`workflow ${taskId} ended with ${JSON.stringify(outcome)}`);
+      });
+    };
+    await tasks(WARM_UP);
+    await awaitQuiet('temporal');
+    const a = cpuSnapshot();
+    await tasks(PAGES);
+    const b = cpuSnapshot();
+    rows.push({ part: 'Temporal dev server', ms: ownMs(a, b, serverPid) / PAGES, note: 'start, one activity, completion, visibility' });
+    rows.push({ part: 'Temporal SDK in this process', ms: ownMs(a, b, process.pid) / PAGES, note: 'client start, workflow thread, workers' });
+    workflows.shutdown();
+    reads.shutdown();
+    await running;
+  } finally {
+    await connection.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (PARTS.has('grid')) {
+  const pages = await measureGrid();
+  if (PARTS.has('parse')) await measureParse(pages);
+}
+if (PARTS.has('temporal')) await measureTemporal();
 
 const total = rows.reduce((s, r) => s + r.ms, 0);
 console.log('\n| part of every read | CPU ms per page | ÷ floor CPU | what |');

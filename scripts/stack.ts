@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { openDatabase, type Database } from '../core/db/database.js';
 import type { Logger } from '../core/logger.js';
+import { TaskCompletions } from '../core/task-completions.js';
 import type { HostResolver } from '../core/webhooks/pinned-request.js';
 import { devServerAddressFile } from '../core/temporal/address.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../core/temporal/dev-server.js';
@@ -72,9 +73,11 @@ export async function startStack(config: Config, logger: Logger, options: StackO
     // free workflow task slot. It outlives the worker (a benchmark stops the worker first).
     const connection = await connectTemporal(temporalAddress, logger.child({ component: 'worker' }));
     started.push(() => connection.close());
-    const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver, connection });
+    // The worker tells the API of this process when a read completed a task (a live read answers then).
+    const completions = new TaskCompletions();
+    const worker = await startWorker({ config, db, temporalAddress, logger, webhookResolver: options.webhookResolver, connection, completions });
     started.push(() => worker.stop());
-    const api = await startApiServer({ config, db, temporalAddress, logger, workerConnection: connection });
+    const api = await startApiServer({ config, db, temporalAddress, logger, workerConnection: connection, completions });
     started.push(() => api.stop());
     let stopping: Promise<void> | undefined;
     return {

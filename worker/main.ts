@@ -9,6 +9,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.js';
 import type { Db } from '../core/db/db.js';
 import type { Logger } from '../core/logger.js';
+import type { TaskCompletions } from '../core/task-completions.js';
 import type { HostResolver } from '../core/webhooks/pinned-request.js';
 import { startMetricsServer, type MetricsServer } from '../core/metrics-server.js';
 import { isMainModule, runStandalone } from '../core/standalone.js';
@@ -40,7 +41,7 @@ export interface RunningWorker {
  * @throws before any browser starts when the namespace lacks the custom search attributes
  *   (core/temporal/search-attributes.ts; the message names them and the command that creates them).
  */
-export async function startWorker(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver; connection?: NativeConnection }): Promise<RunningWorker> {
+export async function startWorker(options: { config: Config; db: Db; temporalAddress: string; logger: Logger; webhookResolver?: HostResolver; connection?: NativeConnection; completions?: TaskCompletions }): Promise<RunningWorker> {
   const { config } = options;
   const logger = options.logger.child({ component: 'worker' });
   // A client for the maintenance activities (the reconciler starts and looks at workflows) and the schedules.
@@ -66,6 +67,7 @@ export async function startWorker(options: { config: Config; db: Db; temporalAdd
       connection,
       deps: {
         db: options.db, source: grid, identities, sourceAttempts: config.SOURCE_ATTEMPTS, logger, parser,
+        ...(options.completions && { completions: options.completions }),
         webhookSchedule: { retryDelaysMs: config.WEBHOOK_RETRY_DELAYS, timeoutMs: config.WEBHOOK_TIMEOUT },
         webhooks: {
           allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS,

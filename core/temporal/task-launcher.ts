@@ -5,6 +5,7 @@
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../config.js';
+import type { TaskCompletions } from '../task-completions.js';
 import { PRIORITY_KEYS, type ProductTaskInput, type ReadUrgency } from '../domain/task-messages.js';
 import { webhookFairness, webhookWorkflowId, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../domain/webhook-messages.js';
 import { deliveryAttributes, deliverySummary, displayUrl, startLabels, taskAttributes, taskDetails, taskSummary } from '../domain/operator-view.js';
@@ -39,7 +40,11 @@ export interface TaskLauncher {
    * label the deliveries in the operators' view.
    */
   startWebhooks(input: { taskId: string; kinds: WebhookKind[]; accountId?: number; asin?: string; marketplace?: string; tag?: string | null; urls?: WebhookUrls }): Promise<void>;
-  /** Waits up to `budgetMs` for the workflow to finish; false when the budget ran out. */
+  /**
+   * Waits up to `budgetMs` for the task to be finished: its workflow closed, or (with
+   * `TaskLauncherOptions.completions`) its read told that it completed the task; false when the
+   * budget ran out first.
+   */
   waitFor(taskId: string, budgetMs: number): Promise<boolean>;
   /** Requests cancellation of the task's workflow (ignored when already closed). */
   cancel(taskId: string): Promise<void>;
@@ -87,6 +92,12 @@ export interface TaskLauncherOptions {
    * in its queue as it does without this option. Default false.
    */
   eagerStart?: boolean;
+  /**
+   * News of tasks the worker of this process completed (core/task-completions.ts): `waitFor` then
+   * ends as soon as the read has finished the task, before its workflow closes. Only for an API
+   * in the same process as the worker that tells it.
+   */
+  completions?: TaskCompletions;
 }
 
 /** The Temporal implementation of `TaskLauncher` (and of the reconciler's `TaskWorkflows`). */
@@ -127,20 +138,25 @@ export function temporalTaskLauncher(client: Client, config: Config, options: Ta
       }
     },
     async waitFor(taskId, budgetMs) {
-      // The result's long poll is cancelled when the budget runs out: nothing stays in flight on
-      // the connection after the request (a pending call retried after the connection closed
-      // would throw from a timer).
+      // The result's long poll is cancelled when the budget runs out or the news came first:
+      // nothing stays in flight on the connection after the request (a pending call retried after
+      // the connection closed would throw from a timer).
       const budget = new AbortController();
       const timer = setTimeout(() => budget.abort(), budgetMs);
       try {
-        await client.withAbortSignal(budget.signal, () => client.workflow.getHandle(taskId).result());
-        return true;
-      } catch (error) {
-        if (error instanceof WorkflowFailedError) return true;
-        if (budget.signal.aborted) return false;
-        throw error;
+        const closed = client.withAbortSignal(budget.signal, () => client.workflow.getHandle(taskId).result()).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof WorkflowFailedError) return true;
+            if (budget.signal.aborted) return false;
+            throw error;
+          },
+        );
+        if (!options.completions) return await closed;
+        return await Promise.race([closed, options.completions.wait(taskId, budget.signal).then(() => true)]);
       } finally {
         clearTimeout(timer);
+        budget.abort();
       }
     },
     async cancel(taskId) {

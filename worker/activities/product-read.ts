@@ -24,6 +24,7 @@ import type { PageParser } from '../parser/parse-pool.js';
 import { MONITORING_RUN_CLOSED, NO_SOURCE_IDENTITY, SOURCE_BLOCKED, SOURCE_UNAVAILABLE } from '../../core/domain/activity-errors.js';
 import type { ReadProductInput, ReadProductResult } from '../../core/domain/task-messages.js';
 import type { RecordedChanges } from '../../core/alerts.js';
+import type { TaskCompletions } from '../../core/task-completions.js';
 
 /** What the activity needs of the browser grid. */
 export type ProductPageSource = PageSource;
@@ -40,6 +41,8 @@ export interface ProductReadDeps {
   parser?: PageParser;
   /** The schedule of change-event deliveries (WEBHOOK_RETRY_DELAYS, WEBHOOK_TIMEOUT), handed to the monitor with the events. */
   webhookSchedule: { retryDelaysMs: readonly number[]; timeoutMs: number };
+  /** Told of every task a read completed (an API in this process answers its live reads then). */
+  completions?: Pick<TaskCompletions, 'completed'>;
 }
 
 /**
@@ -78,7 +81,7 @@ function notFoundProduct(marketplace: Marketplace, asin: string, observedAt: str
  * outcome, so a read that succeeded on a retry counts as a success; a failure to record never
  * fails the read.
  */
-export function createProductReadActivities({ db, source, identities, sourceAttempts, logger, parser, webhookSchedule }: ProductReadDeps) {
+export function createProductReadActivities({ db, source, identities, sourceAttempts, logger, parser, webhookSchedule, completions }: ProductReadDeps) {
   /** The read result's `changes`: the recorded change events with their delivery schedule. */
   const changesOf = (changes: RecordedChanges | null): Pick<ReadProductResult, 'changes'> => (changes
     ? { changes: { ...changes, retryDelaysMs: [...webhookSchedule.retryDelaysMs], timeoutMs: webhookSchedule.timeoutMs } }
@@ -157,6 +160,7 @@ export function createProductReadActivities({ db, source, identities, sourceAtte
           }
           const [id] = await Promise.all([storeObservation(db, product, input.subscriptionId), record(outcome), running]);
           const statusCode = taskId ? (await finishTaskFromObservation(db, taskId, id)).statusCode : undefined;
+          if (taskId) completions?.completed(taskId);
           timings.storeMs = Math.round(performance.now() - storeStart);
           return { observationId: id.toString(), status: product.status, ...(statusCode === undefined ? {} : { statusCode }), attempts };
         };
