@@ -32,7 +32,7 @@ import { BrowserGrid } from '../worker/browser/browser-grid.js';
 import { createPageParser } from '../worker/parser/parse-pool.js';
 import { connectTemporal, workflowsPath } from '../worker/worker.js';
 import { runFloorReader } from './floor-reader-process.js';
-import { awaitQuiet, cpuSnapshot, envInt, fmt, type CpuSnapshot } from './machine.js';
+import { awaitQuiet, cpuSnapshot, envInt, fmt, treeCpuMs, type CpuSnapshot } from './machine.js';
 import { replayDir, replayProducts } from './pages.js';
 import { sleep, startReplayProcess } from './stack.js';
 
@@ -48,23 +48,6 @@ const USER_HZ = 100;
 /** CPU ms of process `pid` alone (its threads, not its children) between two snapshots. */
 const ownMs = (a: CpuSnapshot, b: CpuSnapshot, pid: number): number =>
   (((b.procs.get(pid)?.ticks ?? 0) - (a.procs.get(pid)?.ticks ?? 0)) * 1000) / USER_HZ;
-/** CPU ms of the processes below `ppid` (alive at `b`, or reaped by one of them) but the trees of `exclude`. */
-function childrenMs(a: CpuSnapshot, b: CpuSnapshot, ppid: number, exclude: readonly number[]): number {
-  const under = (snap: CpuSnapshot, pid: number): boolean => {
-    for (let p = pid, hops = 0; p > 0 && hops < 50; p = snap.procs.get(p)?.ppid ?? 0, hops++) {
-      if (exclude.includes(p)) return false;
-      if (p !== pid && p === ppid) return true;
-    }
-    return false;
-  };
-  const sum = (snap: CpuSnapshot): number => {
-    let ticks = 0;
-    for (const [pid, proc] of snap.procs) if (under(snap, pid)) ticks += proc.ticks + proc.childTicks;
-    return ticks;
-  };
-  return ((sum(b) - sum(a)) * 1000) / USER_HZ;
-}
-
 /** Runs `work(i)` for i in [0, n), `CONCURRENCY` at once. */
 async function concurrently(n: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -113,7 +96,7 @@ async function measureGrid(): Promise<ReadPage[]> {
     const a = cpuSnapshot();
     await concurrently(PAGES, async (i) => void (pages[i] = await read(i)));
     const b = cpuSnapshot();
-    rows.push({ part: 'Chromium (the grid\'s browser)', ms: childrenMs(a, b, process.pid, [replay.child.pid!]) / PAGES, note: 'every process of the local Chromium' });
+    rows.push({ part: 'Chromium (the grid\'s browser)', ms: (treeCpuMs(a, b, process.pid, [replay.child.pid!]) - ownMs(a, b, process.pid)) / PAGES, note: 'every process of the local Chromium' });
     rows.push({ part: 'the grid in this process (CDP)', ms: ownMs(a, b, process.pid) / PAGES, note: 'puppeteer-core, the capture, the grid' });
   } finally {
     await grid.close();
