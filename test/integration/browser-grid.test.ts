@@ -203,6 +203,12 @@ describe('BrowserGrid (local Chromium) with a recording server', () => {
     expect(page.bytes.byteOffset === 0 && page.bytes.byteLength === page.bytes.buffer.byteLength).toBe(true);
   });
 
+  it('returns an empty body as an empty page, not an error', async () => {
+    const page = await testGrid.read({ marketplace: mp('com'), asin: 'EMPTY00001' });
+    expect(page.httpStatus).toBe(200);
+    expect(page.bytes.length).toBe(0);
+  });
+
   it('requests the document only: no script, image, media, font, stylesheet or other origin', async () => {
     const before = recorder.requests.length;
     const page = await testGrid.read({ marketplace: mp('com'), asin: 'ASSETS0001' });

@@ -66,6 +66,11 @@ export class RecordingServer {
       return;
     }
     if (asin.startsWith('ECHO')) return html('<span id="productTitle">echo</span>');
+    if (asin.startsWith('EMPTY')) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': '0' });
+      res.end();
+      return;
+    }
     if (asin.startsWith('LARGE')) {
       res.writeHead(200, { 'content-type': 'text/html; charset=windows-1252' });
       res.end(largeBody());

@@ -200,13 +200,12 @@ export async function capturePage(page: Page, options: CaptureOptions): Promise<
         ...(contentType !== undefined && { contentType }),
         setCookies: [],
       }));
-      // Answer only once the body is taken; a failure surfaces through `captured`.
-      const taken = await captured.then(() => true, () => false);
-      if (taken) {
-        // The bytes are the read: the document goes no further (an aborted navigation commits nothing).
-        await cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' });
-        return;
-      }
+      // Answer only once the body is taken or failed (the failure surfaces through `captured`).
+      await captured.catch(() => undefined);
+      // Either way the document goes no further: the bytes are the read (an aborted navigation
+      // commits nothing), and a body once streamed cannot be continued.
+      await cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' });
+      return;
     }
     await cdp.send('Fetch.continueRequest', { requestId });
   };
