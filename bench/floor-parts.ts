@@ -32,7 +32,7 @@ import { BrowserGrid } from '../worker/browser/browser-grid.js';
 import { createPageParser } from '../worker/parser/parse-pool.js';
 import { connectTemporal, workflowsPath } from '../worker/worker.js';
 import { runFloorReader } from './floor-reader-process.js';
-import { awaitQuiet, cpuSnapshot, envInt, fmt, treeCpuMs, type CpuSnapshot } from './machine.js';
+import { awaitQuiet, cpuSnapshot, envInt, fmt, ownCpuMs, treeCpuMs } from './machine.js';
 import { replayDir, replayProducts } from './pages.js';
 import { sleep, startReplayProcess } from './stack.js';
 
@@ -43,11 +43,6 @@ const TASK_QUEUE = 'floor-parts';
 /** The parts to measure (BENCH_PARTS, comma-separated; default all): grid, parse (reads the grid's pages: runs with it), temporal. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'grid,parse,temporal').split(',').map((p) => p.trim()));
 
-/** Kernel clock ticks per second of /proc's CPU counters. */
-const USER_HZ = 100;
-/** CPU ms of process `pid` alone (its threads, not its children) between two snapshots. */
-const ownMs = (a: CpuSnapshot, b: CpuSnapshot, pid: number): number =>
-  (((b.procs.get(pid)?.ticks ?? 0) - (a.procs.get(pid)?.ticks ?? 0)) * 1000) / USER_HZ;
 /** Runs `work(i)` for i in [0, n), `CONCURRENCY` at once. */
 async function concurrently(n: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -96,8 +91,8 @@ async function measureGrid(): Promise<ReadPage[]> {
     const a = cpuSnapshot();
     await concurrently(PAGES, async (i) => void (pages[i] = await read(i)));
     const b = cpuSnapshot();
-    rows.push({ part: 'Chromium (the grid\'s browser)', ms: (treeCpuMs(a, b, process.pid, [replay.child.pid!]) - ownMs(a, b, process.pid)) / PAGES, note: 'every process of the local Chromium' });
-    rows.push({ part: 'the grid in this process (CDP)', ms: ownMs(a, b, process.pid) / PAGES, note: 'puppeteer-core, the capture, the grid' });
+    rows.push({ part: 'Chromium (the grid\'s browser)', ms: (treeCpuMs(a, b, process.pid, [replay.child.pid!]) - ownCpuMs(a, b, process.pid)) / PAGES, note: 'every process of the local Chromium' });
+    rows.push({ part: 'the grid in this process (CDP)', ms: ownCpuMs(a, b, process.pid) / PAGES, note: 'puppeteer-core, the capture, the grid' });
   } finally {
     await grid.close();
   }
@@ -117,7 +112,7 @@ async function measureParse(pages: readonly ReadPage[]): Promise<void> {
     const a = cpuSnapshot();
     await concurrently(PAGES, parse);
     const b = cpuSnapshot();
-    rows.push({ part: 'decode + parse (the parse pool)', ms: ownMs(a, b, process.pid) / PAGES, note: 'this process, every thread' });
+    rows.push({ part: 'decode + parse (the parse pool)', ms: ownCpuMs(a, b, process.pid) / PAGES, note: 'this process, every thread' });
   } finally {
     await parser.close();
   }
@@ -153,8 +148,8 @@ async function measureTemporal(): Promise<void> {
     const a = cpuSnapshot();
     await tasks(PAGES);
     const b = cpuSnapshot();
-    rows.push({ part: 'Temporal dev server', ms: ownMs(a, b, serverPid) / PAGES, note: 'start, one activity, completion, visibility' });
-    rows.push({ part: 'Temporal SDK in this process', ms: ownMs(a, b, process.pid) / PAGES, note: 'client start, workflow thread, workers' });
+    rows.push({ part: 'Temporal dev server', ms: ownCpuMs(a, b, serverPid) / PAGES, note: 'start, one activity, completion, visibility' });
+    rows.push({ part: 'Temporal SDK in this process', ms: ownCpuMs(a, b, process.pid) / PAGES, note: 'client start, workflow thread, workers' });
     workflows.shutdown();
     reads.shutdown();
     await running;

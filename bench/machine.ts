@@ -247,6 +247,11 @@ export function treeCpuMs(a: CpuSnapshot, b: CpuSnapshot, root: number, exclude:
   return ((sum(b) - sum(a)) * 1000) / USER_HZ;
 }
 
+/** CPU time (ms) of process `pid` alone (its own threads, not its children) between `a` and `b`, from /proc. */
+export function ownCpuMs(a: CpuSnapshot, b: CpuSnapshot, pid: number): number {
+  return (((b.procs.get(pid)?.ticks ?? 0) - (a.procs.get(pid)?.ticks ?? 0)) * 1000) / USER_HZ;
+}
+
 /**
  * Like {@link cpuShare}, with this benchmark's share taken by {@link treeCpuMs}: processes of the
  * tree that ended meanwhile (a reader process, Chromium's renderers) still count as this benchmark's.
@@ -266,8 +271,7 @@ export function cpuShareOfTree(a: CpuSnapshot, b: CpuSnapshot, root = process.pi
  */
 export function treeCpuByChild(a: CpuSnapshot, b: CpuSnapshot, root: number, exclude: readonly number[] = []): Map<string, number> {
   const out = new Map<string, number>();
-  const own = (s: CpuSnapshot) => s.procs.get(root)?.ticks ?? 0;
-  out.set('service process', ((own(b) - own(a)) * 1000) / USER_HZ);
+  out.set('service process', ownCpuMs(a, b, root));
   const children = new Set<number>();
   for (const snap of [a, b]) for (const [pid, t] of snap.procs) if (t.ppid === root && !exclude.includes(pid)) children.add(pid);
   for (const pid of children) {
