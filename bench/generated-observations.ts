@@ -19,9 +19,13 @@ export function legacyColumns(given: Record<string, string>): string {
   return Object.entries(all).map(([column, expr]) => `${expr} AS ${column}`).join(', ');
 }
 
-/** Stores the rows of `source` (see the module comment); returns how many. */
+/** Stores the rows of `source` (see the module comment) in one transaction, without the service's statement timeout; returns how many. */
 export async function storeGenerated(db: Db, source: string): Promise<number> {
   const { docs, rows } = legacyConversion(source);
-  await db.prisma.$executeRawUnsafe(docs);
-  return db.prisma.$executeRawUnsafe(rows);
+  return db.prisma.$transaction(async (tx) => {
+    // Generating a million rows outlasts the statement timeout the service sets for requests.
+    await tx.$executeRawUnsafe('SET LOCAL statement_timeout = 0');
+    await tx.$executeRawUnsafe(docs);
+    return tx.$executeRawUnsafe(rows);
+  }, { maxWait: 60_000, timeout: 60 * 60_000 });
 }
