@@ -1,7 +1,7 @@
 /**
  * Parser benchmark: `npm run bench:parser` (= `tsx bench/parser.ts [rounds]`, default 5 rounds).
  *
- * Over the shared saved pages (../shared/fixtures/pages), in one run:
+ * Over every saved page of the development corpus (scripts/golden/dev-corpus.ts), in one run:
  * - speed: every round parses every page with parse5's bare `parse(html)` and with `parseProductPage`
  *   (the order of the two alternates between rounds); a warm-up round is left out. Printed: per page
  *   the median of each and their ratio, then the median and p95 over all samples of each. Target:
@@ -15,21 +15,18 @@
  *   Target: RSS(1000) <= 1.5 x RSS(100).
  * Nothing is cached between iterations: every call parses the page string from scratch.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parse } from 'parse5';
-import { marketplaceByDomainSuffix, resolveMarketplace } from '../core/marketplaces.js';
 import { decodePage, parseProductPage } from '../worker/parser/index.js';
+import { havePages, pagesDir, readCorpus } from '../scripts/golden/dev-corpus.js';
 
 const SPEED_TARGET = 1.0;
 const RSS_TARGET = 1.5;
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const pagesDir = path.resolve(repoRoot, '../shared/fixtures/pages');
-if (!existsSync(pagesDir)) {
+if (!havePages) {
   console.log(`no saved pages at ${pagesDir}; nothing to benchmark`);
   process.exit(0);
 }
@@ -40,13 +37,9 @@ const referencePath = process.env.BENCH_PARSER_REFERENCE;
 const reference = referencePath
   ? ((await import(path.resolve(referencePath))) as { parseProductPage: typeof parseProductPage }).parseProductPage
   : null;
-const pages = readdirSync(pagesDir)
-  .filter((f) => f.endsWith('.html'))
-  .sort()
-  .map((f) => {
-    const suffix = f.slice(0, f.indexOf('_'));
-    return { file: f, html: decodePage(readFileSync(path.join(pagesDir, f))), mp: marketplaceByDomainSuffix(suffix) ?? resolveMarketplace('com')! };
-  });
+const pages = readCorpus()
+  .sort((a, b) => (a.file < b.file ? -1 : 1))
+  .map((r) => ({ file: r.file, html: decodePage(readFileSync(r.path)), mp: r.marketplace }));
 
 /** A full GC (global `gc` when node runs with --expose-gc, else enabled at run time). */
 const gc: () => void =

@@ -1,34 +1,32 @@
 /**
- * Corpus-wide snapshot of the parser's output: every saved page of ../shared/fixtures/pages parsed,
+ * Corpus-wide snapshot of the parser's output: every saved page of the development corpus parsed,
  * every field kept, written as stable JSON (object keys sorted, one page per entry) to
  * test/golden/corpus-snapshot.json. Comparing a fresh snapshot with the checked-in one shows every field
  * of every page a parser change moves, so a fix for one layout cannot silently change another.
  * Used by `npm run parser:corpus` (scripts/parser-corpus.ts) and test/unit/parser-corpus.test.ts.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { marketplaceByDomainSuffix } from '../core/marketplaces.js';
 import { decodePage, parseProductPage } from '../worker/parser/index.js';
+import { readCorpus } from './golden/dev-corpus.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** The saved pages (shared fixtures, never copied into the repository). */
-export const corpusPagesDir = path.resolve(repoRoot, '../shared/fixtures/pages');
 /** The checked-in snapshot. */
 export const corpusSnapshotPath = path.join(repoRoot, 'test/golden/corpus-snapshot.json');
 
 /** Page file -> what the parser returns for it (the page kind and, for product pages, every field). */
 export type CorpusSnapshot = Record<string, unknown>;
 
-/** Parses every saved page; pages in file-name order. Throws when a page's marketplace is unknown. */
-export function takeCorpusSnapshot(dir = corpusPagesDir): CorpusSnapshot {
+/**
+ * Parses every saved page of every corpus folder (scripts/golden/dev-corpus.ts); pages in file-name
+ * order. Throws when a page's marketplace is unknown.
+ */
+export function takeCorpusSnapshot(): CorpusSnapshot {
   const out: CorpusSnapshot = {};
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.html')).sort()) {
-    const suffix = file.slice(0, file.indexOf('_'));
-    const marketplace = marketplaceByDomainSuffix(suffix);
-    if (!marketplace) throw new Error(`${file}: unknown marketplace ${suffix}`);
-    out[file] = parseProductPage(decodePage(readFileSync(path.join(dir, file))), marketplace);
+  for (const row of readCorpus().sort((a, b) => (a.file < b.file ? -1 : 1))) {
+    out[row.file] = parseProductPage(decodePage(readFileSync(row.path)), row.marketplace);
   }
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { describeNeeding, savedPages } from '../support/prerequisites.js';
-import { exactRate, report, runAll, wrongNumbers, type V2Result } from './parser-v2-golden.compare.js';
+import { exactRate, report, runAll, wrongNumbers, type V2Result } from '../../scripts/golden/compare-v2.js';
 
 describeNeeding([savedPages], 'parser version 2 fields against the golden labels', () => {
   const results: V2Result[] = savedPages.missing === null ? runAll() : [];

@@ -5,13 +5,13 @@
  */
 import { expect, it } from 'vitest';
 import { describeNeeding, savedPages } from '../support/prerequisites.js';
-import { FIELDS, expectedKind, havePages, readManifest, runPage, table, type PageResult } from './parser.golden.compare.js';
+import { FIELDS, expectedKind, havePages, readManifest, runPage, table, type PageResult } from '../../scripts/golden/compare-v1.js';
 
 const ENGLISH = new Set(['com', 'uk', 'ca', 'in', 'au']);
 const NEVER_WRONG = ['price', 'bsr', 'rating', 'ratings_count'] as const;
 
 describeNeeding([savedPages], 'parser golden pages', () => {
-  const results: PageResult[] = havePages ? readManifest().map(runPage) : [];
+  const results: PageResult[] = havePages ? readManifest().map((r) => runPage(r)) : [];
 
   it('prints the per-field x marketplace table', () => {
     console.log(table(results));

@@ -5,8 +5,7 @@
  * every element with an id, and on every element; robot-check and error pages whole), and on small
  * documents in both modes.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BSR_PARTS } from '../../worker/parser/bsr.js';
 import { BUY_BOX_PARTS } from '../../worker/parser/buy-box.js';
@@ -28,7 +27,7 @@ import { closest, matches, selectAll, selectOne } from '../../worker/parser/sele
 import { STOCK_PARTS } from '../../worker/parser/stock.js';
 import { VARIANT_PARTS } from '../../worker/parser/variants.js';
 import { describeNeeding, savedPages } from '../support/prerequisites.js';
-import { havePages, pagesDir } from './parser.golden.compare.js';
+import { havePages, readCorpus } from '../../scripts/golden/dev-corpus.js';
 
 /** Every selector the readers pass to the engine (literals and the constants they name). */
 const SELECTORS = [
@@ -111,9 +110,9 @@ describe('readers selector engine', () => {
 });
 
 describeNeeding([savedPages], 'readers selector engine on saved pages', () => {
-  const saved = havePages ? readdirSync(pagesDir).filter((f) => f.endsWith('.html')).sort() : [];
-  it.each(saved)('same elements as jsdom on the document the readers read of %s', (file) => {
-    const html = decodePage(readFileSync(path.join(pagesDir, file)));
+  const saved = havePages ? readCorpus().map((r) => [r.file, r.path] as const) : [];
+  it.each(saved)('same elements as jsdom on the document the readers read of %s', (_file, file) => {
+    const html = decodePage(readFileSync(file));
     const frag = extractFragments(html, READERS, TITLE_PARTS, DETAILS_PARTS);
     // product pages are read from their fragment document, the others (robot checks, errors) whole
     expect(withDom(frag.hasTitle ? frag.html : stripScriptsAndStyles(html), differences)).toEqual([]);

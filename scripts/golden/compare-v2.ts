@@ -1,15 +1,16 @@
 /**
  * Golden comparison of the version 2 fields (test/golden/v2/<page>.json, written by reading each saved
- * page under the contract): parses each labelled page and compares every v2 field by deep equality.
+ * page under the contract; pages of every folder of scripts/golden/dev-corpus.ts): parses each labelled page and compares every v2 field by deep equality.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { PageParse, ProductFields } from '../../core/product.js';
 import { decodePage, parseProductPage } from '../../worker/parser/index.js';
-import { pagesDir, readManifest, repoRoot, type ManifestRow } from './parser.golden.compare.js';
+import type { PageReader } from './compare-v1.js';
+import { readCorpus, v2LabelsDir as labelsDir, type ManifestRow } from './dev-corpus.js';
 
-export const labelsDir = path.join(repoRoot, 'test/golden/v2');
+export { labelsDir };
 
 /** The version 2 fields the labels hold, in label order. */
 export const V2_FIELDS = [
@@ -42,10 +43,10 @@ export function readLabels(): Label[] {
     .map((f) => JSON.parse(readFileSync(path.join(labelsDir, f), 'utf8')) as Label);
 }
 
-export function runLabel(label: Label, rows: Map<string, ManifestRow>): V2Result {
+export function runLabel(label: Label, rows: Map<string, ManifestRow>, read: PageReader = parseProductPage): V2Result {
   const row = rows.get(label.page);
-  if (!row) throw new Error(`label for a page not in the manifest: ${label.page}`);
-  const parse = parseProductPage(decodePage(readFileSync(path.join(pagesDir, row.file))), row.marketplace);
+  if (!row) throw new Error(`label for a page not in any manifest: ${label.page}`);
+  const parse = read(decodePage(readFileSync(row.path)), row.marketplace);
   const exact: V2Result['exact'] = {};
   if (label.fields && parse.kind === 'product') {
     for (const f of V2_FIELDS) exact[f] = isDeepStrictEqual(parse.fields[f], label.fields[f]);
@@ -55,9 +56,10 @@ export function runLabel(label: Label, rows: Map<string, ManifestRow>): V2Result
   return { row, label, parse, exact };
 }
 
-export function runAll(): V2Result[] {
-  const rows = new Map(readManifest().map((r) => [r.file, r]));
-  return readLabels().map((l) => runLabel(l, rows));
+/** Every v2 label of every corpus folder, compared with what `read` returns for its page. */
+export function runAll(read: PageReader = parseProductPage): V2Result[] {
+  const rows = new Map(readCorpus().map((r) => [r.file, r]));
+  return readLabels().map((l) => runLabel(l, rows, read));
 }
 
 /** The numbers of a field value that must never be wrong: money amounts, quantities, histogram percentages. */

@@ -1,35 +1,16 @@
 /**
- * Golden comparison for parser tests (shared fixtures, ../shared/fixtures/README.md): loads the manifest,
- * parses each page and classifies every field as exact / miss / wrong.
+ * Golden comparison of the v1 fields (labels: scripts/golden/dev-corpus.ts; conventions:
+ * ../shared/fixtures/README.md): parses each labelled page and classifies every field as exact / miss / wrong.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { marketplaceByDomainSuffix, type Marketplace } from '../../core/marketplaces.js';
+import { readFileSync } from 'node:fs';
 import type { PageParse, ProductFields } from '../../core/product.js';
 import { decodePage, parseProductPage } from '../../worker/parser/index.js';
+import type { ManifestRow } from './dev-corpus.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const pagesDir = path.resolve(repoRoot, '../shared/fixtures/pages');
-export const havePages = existsSync(path.join(pagesDir, 'MANIFEST.tsv'));
+export { havePages, pagesDir, readManifest, repoRoot, type ManifestRow } from './dev-corpus.js';
 
-export interface ManifestRow {
-  file: string;
-  domain: string;
-  asin: string;
-  kind: string;
-  marketplace: Marketplace;
-}
-
-export function readManifest(): ManifestRow[] {
-  const lines = readFileSync(path.join(pagesDir, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
-  return lines.slice(1).map((l) => {
-    const [file, domain, asin, kind] = l.split('\t');
-    const marketplace = marketplaceByDomainSuffix(domain!);
-    if (!marketplace) throw new Error(`unknown marketplace ${domain}`);
-    return { file: file!, domain: domain!, asin: asin!, kind: kind!, marketplace };
-  });
-}
+/** What reads a page: the parser of this tree, or another tree's (scripts/parser-score.ts compares them). */
+export type PageReader = typeof parseProductPage;
 
 export const FIELDS = ['status', 'title', 'byline', 'variant', 'variants', 'price', 'bsr', 'rating', 'ratings_count', 'image_url', 'details'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -37,9 +18,11 @@ export type Verdict = 'exact' | 'miss' | 'wrong';
 
 export type Expected = Partial<ProductFields> & { not_an_observation?: string };
 
+/** The page's text and its v1 label. Throws when the page has no v1 label. */
 export function loadPage(row: ManifestRow): { html: string; expected: Expected } {
-  const html = decodePage(readFileSync(path.join(pagesDir, row.file)));
-  const expected = JSON.parse(readFileSync(path.join(pagesDir, row.file.replace(/\.html$/, '.expected.json')), 'utf8')) as Expected;
+  if (!row.v1Label) throw new Error(`${row.file}: no v1 golden label`);
+  const html = decodePage(readFileSync(row.path));
+  const expected = JSON.parse(readFileSync(row.v1Label, 'utf8')) as Expected;
   return { html, expected };
 }
 
@@ -96,9 +79,9 @@ export interface PageResult {
   verdicts: Partial<Record<Field, Verdict>>;
 }
 
-export function runPage(row: ManifestRow): PageResult {
+export function runPage(row: ManifestRow, read: PageReader = parseProductPage): PageResult {
   const { html, expected } = loadPage(row);
-  const parse = parseProductPage(html, row.marketplace);
+  const parse = read(html, row.marketplace);
   const verdicts: Partial<Record<Field, Verdict>> = {};
   if (parse.kind === 'product' && expectedKind(row) === 'product') {
     for (const f of FIELDS) verdicts[f] = verdict(f, parse.fields[f], expected[f]);
