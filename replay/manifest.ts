@@ -1,6 +1,7 @@
 /**
- * Reads a replay folder's `MANIFEST.tsv` (operations-contract.md "Replay server") into a lookup
- * table from `<domain>/<ASIN>` to the saved page that answers it.
+ * Reads a replay folder's `MANIFEST.tsv` (operations-contract.md "Replay server") into lookup
+ * tables from `<domain>/<ASIN>` (product pages) and from marketplace + keyword + results page
+ * (search pages, rows of kind `search` or `no_results`) to the saved page that answers it.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +14,8 @@ export const KIND_STATUS = {
   captcha: 200,
   not_found: 404,
   other: 503,
+  search: 200,
+  no_results: 200,
 } as const;
 
 export type PageKind = keyof typeof KIND_STATUS;
@@ -25,9 +28,11 @@ export interface ReplayPage {
   filePath: string;
   /** Marketplace host, e.g. `www.amazon.de` (from the manifest's `marketplace` suffix `de`). */
   domain: string;
-  /** Upper-case ASIN. */
+  /** Upper-case ASIN; empty on search pages. */
   asin: string;
   kind: PageKind;
+  /** Search pages: the manifest's `keyword`, and its `page` (1 when the column is absent or empty). */
+  search?: { keyword: string; page: number };
   /** `approx_year` of the row; 0 when the column is missing or not a number. */
   year: number;
   /** HTTP status the page is answered with. */
@@ -38,6 +43,8 @@ export interface ReplayPage {
 export interface ReplayManifest {
   /** Keyed by {@link pageKey}. */
   pages: Map<string, ReplayPage>;
+  /** Search pages, keyed by {@link searchKey}. */
+  searches: Map<string, ReplayPage>;
   /** One human-readable line per skipped or shadowed row. */
   warnings: string[];
 }
@@ -47,14 +54,26 @@ export function pageKey(domain: string, asin: string): string {
   return `${domain.toLowerCase()}/${asin.toUpperCase()}`;
 }
 
+/**
+ * Lookup key of a search page: lower-case host, the keyword with case ignored and whitespace
+ * trimmed and collapsed (operations-contract.md: "keyword matching ignores case and collapses
+ * whitespace"), and the 1-based results page.
+ */
+export function searchKey(domain: string, keyword: string, page: number): string {
+  return `${domain.toLowerCase()}|${keyword.trim().replace(/\s+/gu, ' ').toLowerCase()}|${page}`;
+}
+
+const isSearchKind = (kind: PageKind): boolean => kind === 'search' || kind === 'no_results';
+
 /** Kinds that are observations of the product win ties over robot checks and error pages. */
 function isObservationKind(kind: PageKind): boolean {
   return kind !== 'captcha' && kind !== 'other';
 }
 
 /**
- * Loads `<dir>/MANIFEST.tsv`. Rows with an empty `asin`, an unknown `kind` or a missing file are
- * skipped (with a warning). When several rows share marketplace + ASIN, the newest `approx_year`
+ * Loads `<dir>/MANIFEST.tsv`. Rows with an empty `asin` (an empty `keyword` for kinds `search` and
+ * `no_results`), an unknown `kind` or a missing file are skipped (with a warning); of two search
+ * rows for the same marketplace, keyword and page the first is served. When several rows share marketplace + ASIN, the newest `approx_year`
  * is served; on equal years an observation page (product, no_bsr, unavailable, not_found) beats a
  * captcha/other page, then the earlier row wins. Shadowed rows are listed in `warnings`.
  * @throws Error when the manifest is missing or lacks one of the columns file, marketplace, asin, kind.
@@ -71,6 +90,7 @@ export async function loadManifest(dir: string): Promise<ReplayManifest> {
   }
 
   const pages = new Map<string, ReplayPage>();
+  const searches = new Map<string, ReplayPage>();
   const warnings: string[] = [];
   for (const line of lines) {
     const cells = line.split('\t');
@@ -79,7 +99,12 @@ export async function loadManifest(dir: string): Promise<ReplayManifest> {
     const asin = cell('asin').toUpperCase();
     const kind = cell('kind') as PageKind;
     const yearNumber = Number.parseInt(cell('approx_year'), 10);
-    if (!asin) {
+    const keyword = cell('keyword');
+    if (isSearchKind(kind) && !keyword) {
+      warnings.push(`${file}: no keyword, not addressable`);
+      continue;
+    }
+    if (!asin && !isSearchKind(kind)) {
       warnings.push(`${file}: no asin, not addressable`);
       continue;
     }
@@ -108,6 +133,15 @@ export async function loadManifest(dir: string): Promise<ReplayManifest> {
       year: Number.isFinite(yearNumber) ? yearNumber : 0,
       status: KIND_STATUS[kind],
     };
+    if (isSearchKind(kind)) {
+      const resultsPage = Number.parseInt(cell('page'), 10);
+      page.search = { keyword, page: Number.isInteger(resultsPage) && resultsPage > 0 ? resultsPage : 1 };
+      const key = searchKey(page.domain, keyword, page.search.page);
+      const shadowed = searches.get(key);
+      if (shadowed) warnings.push(`${file}: shadowed by ${shadowed.file} for ${key}`);
+      else searches.set(key, page);
+      continue;
+    }
     const key = pageKey(page.domain, page.asin);
     const current = pages.get(key);
     if (!current) {
@@ -121,5 +155,5 @@ export async function loadManifest(dir: string): Promise<ReplayManifest> {
     pages.set(key, winner);
     warnings.push(`${loser.file}: shadowed by ${winner.file} for ${key}`);
   }
-  return { pages, warnings };
+  return { pages, searches, warnings };
 }

@@ -1,6 +1,6 @@
 /**
- * Replay server: a stand-in for the marketplaces that serves saved product pages
- * (operations-contract.md "Replay server").
+ * Replay server: a stand-in for the marketplaces that serves saved product and search pages
+ * (operations-contract.md "Replay server" and "replay of search pages").
  *
  *   npm run replay -- --dir <folder> [--port <n>] [--host <addr>]
  *
@@ -11,10 +11,14 @@
  *   text/html` (no charset: readers sniff the page's own declaration). Status by kind: product,
  *   no_bsr, unavailable, captcha -> 200; not_found -> 404; other -> 503. When several rows share
  *   marketplace + ASIN, the newest `approx_year` is served (see {@link loadManifest}).
+ * - `GET /<domain>/s?k=<keyword>[&page=<n>]`: the search page of that marketplace, keyword and
+ *   results page (default 1) from the manifest's rows of kind `search` or `no_results`, 200; the
+ *   keyword matches ignoring case, with whitespace trimmed and collapsed. A keyword not in the
+ *   manifest answers 200 with a small "No results for" page ({@link noResultsPage}).
  * - Any other path, or an ASIN not in the manifest: 404 with a small "Sorry! We couldn't find that
  *   page" page.
  * - `GET /_replay/hits`: JSON `{ "<path>": <requests> }` counting every request received except
- *   those to `/_replay/...`; `DELETE /_replay/hits` resets the counts (for tests).
+ *   those to `/_replay/...` (search paths with their query string); `DELETE /_replay/hits` resets the counts (for tests).
  *
  * The manifest is read once at start; page files are read on each request.
  */
@@ -23,7 +27,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadManifest, pageKey, type ReplayManifest } from './manifest.js';
+import { loadManifest, pageKey, searchKey, type ReplayManifest } from './manifest.js';
 
 /** The page answered for unknown ASINs and paths (HTTP 404), shaped like the marketplace's own. */
 export const NOT_FOUND_PAGE = `<!doctype html>
@@ -31,6 +35,25 @@ export const NOT_FOUND_PAGE = `<!doctype html>
 <body><div id="g"><a href="/"><img alt="Sorry! We couldn't find that page. Try searching or go to Amazon's home page." src="/error/title._TTD_.png"></a>
 <p>Sorry! We couldn't find that page. Try searching or go to Amazon's home page.</p></div></body></html>
 `;
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/gu, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * The page answered for a keyword the manifest does not hold: the marketplace's "No results for"
+ * message inside an empty result grid (no result card), as the search page contract's
+ * `no_results` kind describes.
+ */
+export function noResultsPage(keyword: string): string {
+  const shown = escapeHtml(keyword);
+  return `<!doctype html>
+<html lang="en-us"><head><meta charset="utf-8"><title>Amazon.com : ${shown}</title></head>
+<body><div id="search"><div class="s-main-slot s-result-list s-search-results sg-row">
+<div class="s-no-outline"><div class="a-section a-spacing-none"><span>No results for </span><span class="a-color-base a-text-bold">${shown}.</span></div>
+<div class="a-section a-spacing-none"><span>Try checking your spelling or use more general terms</span></div></div>
+</div></div></body></html>
+`;
+}
 
 /** Options of {@link startReplayServer}. */
 export interface ReplayServerOptions {
@@ -55,6 +78,13 @@ export interface ReplayServer {
 }
 
 const PRODUCT_PATH = /^\/([^/]+)\/dp\/([A-Za-z0-9]{10})(?:\/.*)?$/;
+const SEARCH_PATH = /^\/([^/]+)\/s\/?$/;
+
+/** `www.amazon.de` from the path's domain segment (`amazon.de` works too). */
+function hostOf(segment: string): string {
+  const domain = decodeURIComponent(segment).toLowerCase();
+  return domain.startsWith('amazon.') ? `www.${domain}` : domain;
+}
 
 /**
  * Builds the request handler of a replay folder without listening (for embedding in other servers).
@@ -78,7 +108,8 @@ async function handle(
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): Promise<void> {
-  const pathname = new URL(req.url ?? '/', 'http://replay.invalid').pathname;
+  const url = new URL(req.url ?? '/', 'http://replay.invalid');
+  const pathname = url.pathname;
 
   if (pathname === '/_replay/hits') {
     if (req.method === 'DELETE') hits.clear();
@@ -88,16 +119,25 @@ async function handle(
     res.end(req.method === 'HEAD' ? undefined : body);
     return;
   }
-  hits.set(pathname, (hits.get(pathname) ?? 0) + 1);
+  const search = SEARCH_PATH.exec(pathname);
+  // Search pages differ only by their query: each keyword and page is counted apart.
+  const hitKey = search ? `${pathname}${url.search}` : pathname;
+  hits.set(hitKey, (hits.get(hitKey) ?? 0) + 1);
   if (req.method !== 'GET' && req.method !== 'HEAD') return void methodNotAllowed(res, 'GET, HEAD');
 
-  const match = PRODUCT_PATH.exec(pathname);
-  let domain = decodeURIComponent(match?.[1] ?? '').toLowerCase();
-  if (domain.startsWith('amazon.')) domain = `www.${domain}`;
-  const page = match ? manifest.pages.get(pageKey(domain, match[2] ?? '')) : undefined;
+  const keyword = url.searchParams.get('k');
+  if (search && keyword !== null) {
+    const resultsPage = Number.parseInt(url.searchParams.get('page') ?? '1', 10);
+    const page = manifest.searches.get(searchKey(hostOf(search[1] ?? ''), keyword, Number.isInteger(resultsPage) && resultsPage > 0 ? resultsPage : 1));
+    return void send(req, res, 200, page ? await fs.readFile(page.filePath) : Buffer.from(noResultsPage(keyword), 'utf8'));
+  }
 
-  const status = page?.status ?? 404;
-  const body = page ? await fs.readFile(page.filePath) : Buffer.from(NOT_FOUND_PAGE, 'utf8');
+  const match = PRODUCT_PATH.exec(pathname);
+  const page = match ? manifest.pages.get(pageKey(hostOf(match[1] ?? ''), match[2] ?? '')) : undefined;
+  send(req, res, page?.status ?? 404, page ? await fs.readFile(page.filePath) : Buffer.from(NOT_FOUND_PAGE, 'utf8'));
+}
+
+function send(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: Buffer): void {
   res.writeHead(status, {
     'content-type': 'text/html',
     'content-length': body.length,
@@ -154,7 +194,7 @@ function parsePort(value: string): number {
 
 async function main(argv: string[]): Promise<void> {
   const program = new Command('replay')
-    .description('Serve saved product pages as a stand-in for the marketplaces (operations-contract.md).')
+    .description('Serve saved product and search pages as a stand-in for the marketplaces (operations-contract.md).')
     .requiredOption('--dir <folder>', 'folder with MANIFEST.tsv and <name>.html pages')
     .option('--port <n>', 'TCP port', parsePort, 8080)
     .option('--host <addr>', 'listen address', '127.0.0.1')
@@ -163,7 +203,7 @@ async function main(argv: string[]): Promise<void> {
   const replay = await startReplayServer({ dir: opts.dir, port: opts.port, host: opts.host });
   for (const warning of replay.manifest.warnings) process.stderr.write(`replay: ${warning}\n`);
   process.stdout.write(
-    `replay server listening on ${replay.url} (${replay.manifest.pages.size} pages from ${path.resolve(opts.dir)})\n`,
+    `replay server listening on ${replay.url} (${replay.manifest.pages.size} product pages, ${replay.manifest.searches.size} search pages from ${path.resolve(opts.dir)})\n`,
   );
   const stop = (): void => void replay.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

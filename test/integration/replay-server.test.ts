@@ -4,16 +4,18 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeNeeding, savedPages } from '../support/prerequisites.js';
+import { describeNeeding, savedPages, savedSearchPages } from '../support/prerequisites.js';
 import { loadManifest } from '../../replay/manifest.js';
 import { startReplayServer, type ReplayServer } from '../../replay/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.resolve(here, '../fixtures/replay');
 const sharedPages = path.resolve(here, '../../../shared/fixtures/pages');
+const sharedSearchPages = path.resolve(here, '../../../shared/fixtures/search');
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixtures, name));
 
@@ -157,6 +159,93 @@ describe('replay server command line', () => {
       expect(response.status).toBe(200);
     } finally {
       child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('replay server (search pages)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-search-'));
+  const card = (asin: string): string => `<div data-component-type="s-search-result" data-asin="${asin}"><h2>${asin}</h2></div>`;
+  const pages = {
+    'com_search_led.html': `<html><body>${card('B0000000S1')}</body></html>`,
+    'com_search_led_p2.html': `<html><body>${card('B0000000S2')}</body></html>`,
+    'de_search_katze.html': `<html><body>${card('B0000000S3')}</body></html>`,
+    'com_search_none.html': '<html><body><span>No results for </span><span>zzqx</span></body></html>',
+    'com_search_nokeyword.html': '<html></html>',
+  };
+  let replay: ReplayServer;
+  beforeAll(async () => {
+    for (const [file, html] of Object.entries(pages)) fs.writeFileSync(path.join(dir, file), html);
+    fs.writeFileSync(path.join(dir, 'MANIFEST.tsv'), [
+      'file\tmarketplace\tasin\tkind\tkeyword\tpage',
+      'com_search_led.html\tcom\t\tsearch\tLED  Strip Lights\t',
+      'com_search_led_p2.html\tcom\t\tsearch\tled strip lights\t2',
+      'de_search_katze.html\tde\t\tsearch\tKatzenfutter\t1',
+      'com_search_none.html\tcom\t\tno_results\tzzqx\t',
+      'com_search_nokeyword.html\tcom\t\tsearch\t\t',
+    ].join('\n'));
+    replay = await startReplayServer({ dir, port: 0 });
+  });
+  afterAll(async () => {
+    await replay.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const bytes = (file: keyof typeof pages): Buffer => Buffer.from(pages[file], 'utf8');
+
+  it('serves the page of the keyword, ignoring case and collapsing whitespace, with 200', async () => {
+    for (const query of ['k=LED+Strip+Lights', 'k=led%20strip%20lights', 'k=%20Led%20%20strip%09lights%20', 'k=led+strip+lights&page=1']) {
+      const response = await get(replay, `/www.amazon.com/s?${query}`);
+      expect(response.status, query).toBe(200);
+      expect(response.body.equals(bytes('com_search_led.html')), query).toBe(true);
+    }
+    expect((await get(replay, '/amazon.de/s?k=katzenfutter')).body.equals(bytes('de_search_katze.html'))).toBe(true);
+  });
+
+  it('serves the results page the page parameter names', async () => {
+    const response = await get(replay, '/www.amazon.com/s?k=led+strip+lights&page=2');
+    expect(response.body.equals(bytes('com_search_led_p2.html'))).toBe(true);
+  });
+
+  it('serves no_results rows as saved, and answers an unknown keyword or page with a no-results page', async () => {
+    expect((await get(replay, '/www.amazon.com/s?k=zzqx')).body.equals(bytes('com_search_none.html'))).toBe(true);
+    for (const urlPath of ['/www.amazon.com/s?k=%3Cscript%3Ex', '/www.amazon.com/s?k=led+strip+lights&page=3', '/www.amazon.de/s?k=LED+Strip+Lights']) {
+      const response = await get(replay, urlPath);
+      expect(response.status, urlPath).toBe(200);
+      const html = response.body.toString('utf8');
+      expect(html, urlPath).toContain('No results for');
+      expect(html, urlPath).not.toContain('data-component-type="s-search-result"');
+      expect(html, urlPath).not.toContain('<script>');
+    }
+  });
+
+  it('skips a search row without keyword and reports it', () => {
+    expect(replay.manifest.searches.size).toBe(4);
+    expect(replay.manifest.warnings).toContain('com_search_nokeyword.html: no keyword, not addressable');
+  });
+
+  it('counts each keyword and page apart at /_replay/hits', async () => {
+    await get(replay, '/_replay/hits', { method: 'DELETE' });
+    await get(replay, '/www.amazon.de/s?k=Katzenfutter');
+    await get(replay, '/www.amazon.de/s?k=Katzenfutter');
+    await get(replay, '/www.amazon.de/s?k=Katzenfutter&page=2');
+    const hits = JSON.parse((await get(replay, '/_replay/hits')).body.toString('utf8')) as Record<string, number>;
+    expect(hits).toEqual({ '/www.amazon.de/s?k=Katzenfutter': 2, '/www.amazon.de/s?k=Katzenfutter&page=2': 1 });
+  });
+});
+
+describeNeeding([savedSearchPages], 'replay server (shared saved search pages)', () => {
+  it('serves every saved search page for its keyword and page', async () => {
+    const replay = await startReplayServer({ dir: sharedSearchPages, port: 0 });
+    try {
+      expect(replay.manifest.searches.size).toBeGreaterThan(0);
+      for (const page of replay.manifest.searches.values()) {
+        const query = new URLSearchParams({ k: page.search!.keyword, page: String(page.search!.page) });
+        const response = await get(replay, `/${page.domain}/s?${query}`);
+        expect(response.status, page.file).toBe(200);
+        expect(response.body.equals(fs.readFileSync(page.filePath)), page.file).toBe(true);
+      }
+    } finally {
+      await replay.close();
     }
   });
 });

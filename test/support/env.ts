@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const sharedPagesDir = path.resolve(repoRoot, '../shared/fixtures/pages');
+export const sharedSearchPagesDir = path.resolve(repoRoot, '../shared/fixtures/search');
 export const hasSharedPages = fs.existsSync(path.join(sharedPagesDir, 'MANIFEST.tsv'));
 export const syntheticReplayDir = path.join(repoRoot, 'test/fixtures/replay');
 

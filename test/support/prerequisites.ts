@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, it } from 'vitest';
-import { postgresBaseUrl, sharedPagesDir } from './env.js';
+import { postgresBaseUrl, sharedPagesDir, sharedSearchPagesDir } from './env.js';
 
 /** One outside thing a test needs: its name, and why it is missing (`null` when present). */
 export interface Prerequisite {
@@ -24,6 +24,12 @@ export const inCi = process.env.CI === 'true';
 export const savedPages: Prerequisite = {
   name: 'saved pages',
   missing: fs.existsSync(path.join(sharedPagesDir, 'MANIFEST.tsv')) ? null : `no MANIFEST.tsv in ${sharedPagesDir}`,
+};
+
+/** The saved search result pages beside the repository (`../shared/fixtures/search` with its MANIFEST.tsv). */
+export const savedSearchPages: Prerequisite = {
+  name: 'saved search pages',
+  missing: fs.existsSync(path.join(sharedSearchPagesDir, 'MANIFEST.tsv')) ? null : `no MANIFEST.tsv in ${sharedSearchPagesDir}`,
 };
 
 /** docker-compose, which validates docker-compose.yml (`npm test` installs it as root; no container engine is needed). */
