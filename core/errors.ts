@@ -36,3 +36,18 @@ export class DomainError extends Error {
     return new DomainError(statusKeyOf(code), { message });
   }
 }
+
+/**
+ * A request that failed after something was charged under it (rows of a bulk upload whose later
+ * statement failed, say). It answers 50000 like any internal error, but its Idempotency-Key is not
+ * freed: a retry with the same key must not pay for what the first attempt already charged
+ * (api/rest/middleware/idempotency.ts). What was charged stays settled by its own rules (tasks
+ * with their workflow, or started or refunded by the task reconciler).
+ */
+export class ChargedFailure extends DomainError {
+  override name = 'ChargedFailure';
+
+  constructor(cause: unknown) {
+    super('INTERNAL_ERROR', { cause });
+  }
+}

@@ -24,7 +24,7 @@ import { toMicros, fromMicros } from '../../core/domain/money.js';
 import { STATUS, statusMessage, type StatusCode } from '../../core/domain/status-codes.js';
 import { urgencyOfPriority } from '../../core/domain/task-messages.js';
 import { webhookKindsOf, type WebhookKind } from '../../core/domain/webhook-messages.js';
-import { DomainError } from '../../core/errors.js';
+import { ChargedFailure, DomainError } from '../../core/errors.js';
 import { newTaskId } from '../../core/ids.js';
 import { planOf, taskPostPrice } from '../../core/pricing.js';
 import type { AccountRateLimits } from '../../core/rate-limits.js';
@@ -119,8 +119,12 @@ export interface BulkDeps extends ProductTaskDeps {
 /**
  * Answers a bulk task_post (see the module comment): HTTP 200 with one task, the batch, whose
  * status is 20100 when at least one row was accepted, else the code of the first refused row.
- * @throws the database's error when a batch statement fails (rows already accepted stay charged
- *   with their tasks, which the task reconciler starts or refunds)
+ * When a statement fails after rows were charged, the answer still comes: the charged rows as
+ * accepted, every row the failure left unsettled as 50000 (not charged), so that the answer, stored
+ * under an Idempotency-Key, is what a retry gets (a retry never pays for a row twice).
+ * @throws the database's error when a statement fails before any row was kept charged (nothing
+ *   changed); ChargedFailure when the batch's totals cannot be stored after rows were charged
+ *   (the charged rows keep their tasks, which the task reconciler starts or refunds)
  */
 export async function bulkTaskPost(deps: BulkDeps, account: AuthAccount, upload: BulkUpload): Promise<BatchOutcome> {
   const sql = deps.db.sql;
@@ -144,6 +148,8 @@ export async function bulkTaskPost(deps: BulkDeps, account: AuthAccount, upload:
     const rejections = refused;
     valid = [];
     refused = [];
+    // Until the chunk's statement has answered, its rows are neither charged nor refused.
+    unsettled = rows;
     const { granted, retryAfterSeconds } = await deps.rateLimits.takeTasksUpTo(account.id, account.limits, rows.length);
     for (const r of rows.slice(granted)) {
       tally.refuse(r.row, STATUS.RATE_LIMITED, statusMessage(STATUS.RATE_LIMITED));
@@ -151,12 +157,13 @@ export async function bulkTaskPost(deps: BulkDeps, account: AuthAccount, upload:
       tally.retryAfter = Math.max(tally.retryAfter ?? 0, retryAfterSeconds);
     }
     const charged = rows.slice(0, granted);
+    unsettled = charged;
     const reuseWindow = deps.config.REUSE_WINDOW;
     const outcomes = await chargeBatchChunk(sql, {
       accountId: account.id, batchId, rows: charged, note: 'task_post',
       expiresAt: new Date(Date.now() + retentionMs(deps.config)), reuseSince: reuseWindow > 0 ? new Date(Date.now() - reuseWindow) : null,
     });
-    await recordRejections(sql, batchId, rejections);
+    unsettled = [];
     const toStart: PendingRow[] = [];
     const finished: PendingRow[] = [];
     for (const [i, outcome] of outcomes.entries()) {
@@ -181,35 +188,60 @@ export async function bulkTaskPost(deps: BulkDeps, account: AuthAccount, upload:
       })),
       ...finished.filter((row) => row.webhookKinds.length).map((row) => limit(() => startWebhooks(deps, { taskId: row.id, kinds: row.webhookKinds, accountId: account.id }))),
     ]);
+    await recordRejections(sql, batchId, rejections);
   };
 
-  for await (const item of upload.rowsOf()) {
-    if ('error' in item) {
-      refuse(item.row, new DomainError('BAD_REQUEST', { message: item.error }));
-    } else {
-      try {
-        const fields = readTaskFields(taskPostTask, item.record, checks);
-        if (fields.priority === 2 && !plan.features.highPriority) {
-          refuse(item.row, new DomainError('FEATURE_NOT_AVAILABLE'), fields.asin, fields.marketplace.code);
-        } else {
-          valid.push({
-            id: newTaskId(), row: item.row, asin: fields.asin, marketplace: fields.marketplace.code,
-            data: { ...item.record, api: 'retail', function: 'task_post' }, cost: taskPostPrice(plan.rates, fields.priority), priority: fields.priority,
-            tag: fields.tag, postbackUrl: fields.postback_url, pingbackUrl: fields.pingback_url, webhookKinds: webhookKindsOf(fields.postback_url, fields.pingback_url),
-          });
+  let lastRow = 0;
+  let unsettled: PendingRow[] = [];
+  try {
+    for await (const item of upload.rowsOf()) {
+      lastRow = item.row;
+      if ('error' in item) {
+        refuse(item.row, new DomainError('BAD_REQUEST', { message: item.error }));
+      } else {
+        try {
+          const fields = readTaskFields(taskPostTask, item.record, checks);
+          if (fields.priority === 2 && !plan.features.highPriority) {
+            refuse(item.row, new DomainError('FEATURE_NOT_AVAILABLE'), fields.asin, fields.marketplace.code);
+          } else {
+            valid.push({
+              id: newTaskId(), row: item.row, asin: fields.asin, marketplace: fields.marketplace.code,
+              data: { ...item.record, api: 'retail', function: 'task_post' }, cost: taskPostPrice(plan.rates, fields.priority), priority: fields.priority,
+              tag: fields.tag, postbackUrl: fields.postback_url, pingbackUrl: fields.pingback_url, webhookKinds: webhookKindsOf(fields.postback_url, fields.pingback_url),
+            });
+          }
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          refuse(item.row, error);
         }
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        refuse(item.row, error);
       }
+      if (valid.length >= CHUNK || refused.length >= CHUNK) await flush();
     }
-    if (valid.length >= CHUNK || refused.length >= CHUNK) await flush();
+    await flush();
+    await starting;
+  } catch (error) {
+    // Started workflows settle first (a refused start refunds its row).
+    await starting.catch(() => undefined);
+    // Nothing kept charged: the upload changed nothing, its Idempotency-Key is freed.
+    if (tally.accepted === 0) throw error;
+    // Rows were charged: the answer reports them, and the rows the failure left unsettled (the
+    // chunk whose statement failed, the rows not read yet) as 50000, never charged. Answered and
+    // stored under the Idempotency-Key, a retry replays it instead of charging the rows again.
+    deps.logger.error({ err: error, batchId, lastRow }, 'bulk upload failed after charging rows; answering what was done');
+    const failed = statusMessage(STATUS.INTERNAL_ERROR);
+    const left: BatchRejection[] = [...unsettled, ...valid].map((r) => ({ row: r.row, statusCode: STATUS.INTERNAL_ERROR, statusMessage: failed, asin: r.asin, marketplace: r.marketplace }));
+    for (let row = lastRow + 1; row <= upload.rows; row++) left.push({ row, statusCode: STATUS.INTERNAL_ERROR, statusMessage: failed });
+    for (const r of left) tally.refuse(r.row, STATUS.INTERNAL_ERROR, failed);
+    await recordRejections(sql, batchId, [...refused, ...left]).catch((err: unknown) => deps.logger.error({ err, batchId }, 'could not record the rows of a failed bulk upload'));
   }
-  await flush();
-  await starting;
 
+  try {
+    await finishBatch(sql, { id: batchId, rows: upload.rows, accepted: tally.accepted, rejected: tally.rejected, cost: fromMicros(tally.micros) });
+  } catch (error) {
+    if (tally.accepted > 0) throw new ChargedFailure(error);
+    throw error;
+  }
   const cost = fromMicros(tally.micros);
-  await finishBatch(sql, { id: batchId, rows: upload.rows, accepted: tally.accepted, rejected: tally.rejected, cost });
   const errors = [...tally.errors].sort((a, b) => a.row - b.row);
   const summary: BatchSummary = {
     batch_id: batchId, format: upload.format, rows: upload.rows, accepted: tally.accepted, rejected: tally.rejected, cost,

@@ -5,12 +5,14 @@
  * the same key with another body (or on the other endpoint) is refused with HTTP 409 / 40000.
  * Of concurrent duplicates one runs; the others are refused with HTTP 409 / 40000 and Retry-After
  * until it has answered. A request refused as a whole (4xx / 5xx envelope) frees its key: it
- * changed nothing, so the client may fix it (or top up) and send it again with the same key.
+ * changed nothing, so the client may fix it (or top up) and send it again with the same key. A
+ * request that failed after something was charged under it (`ChargedFailure`) keeps its key taken:
+ * a retry is refused (409 in progress) rather than charged again.
  * Storage: core/idempotency.ts.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../../../core/db/db.js';
-import { DomainError } from '../../../core/errors.js';
+import { ChargedFailure, DomainError } from '../../../core/errors.js';
 import { HttpError } from '../http-error.js';
 import { completeIdempotentRequest, releaseIdempotencyKey, reserveIdempotencyKey } from '../../../core/idempotency.js';
 import type { Logger } from '../../../core/logger.js';
@@ -80,7 +82,9 @@ export async function answerIdempotently(
   try {
     result = await answer();
   } catch (error) {
-    await releaseIdempotencyKey(deps.db, ids).catch((err: unknown) => deps.logger.error({ err, key }, 'could not free an Idempotency-Key'));
+    if (!(error instanceof ChargedFailure)) {
+      await releaseIdempotencyKey(deps.db, ids).catch((err: unknown) => deps.logger.error({ err, key }, 'could not free an Idempotency-Key'));
+    }
     throw error;
   }
   // Koa sends an object body as JSON.stringify(body): the stored text is those very bytes.

@@ -1,0 +1,90 @@
+/**
+ * Every charge settles, and a retry never pays twice, on PGlite and on the real PostgreSQL
+ * (Temporal replaced by the recording launcher: a started workflow is one that was asked for):
+ * - a bulk upload whose third chunk's statement fails answers what it did (the charged rows, the
+ *   rest as 50000, not charged); the same upload again with the same Idempotency-Key replays that
+ *   answer and charges nothing;
+ * - GraphQL `postTasks` with an Idempotency-Key: the same mutation again answers the same tasks and
+ *   charges once; another mutation with the key is refused.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createAccount } from '../../api/admin/accounts.js';
+import { PLANS } from '../../core/pricing.js';
+import { accountMoney } from '../support/ledger.js';
+import { describeNeeding, postgres } from '../support/prerequisites.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const rates = PLANS.standard!.rates;
+const postgresPrerequisite = await postgres();
+
+for (const database of ['pglite', 'postgres'] as const) {
+  describeNeeding(database === 'postgres' ? [postgresPrerequisite] : [], `charges settle on ${database}`, () => {
+    let app: TestApp;
+    let seq = 0;
+
+    beforeAll(async () => {
+      app = await startTestApp({ database, env: { REUSE_WINDOW: '0s' } });
+    }, 120_000);
+
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    async function account(balance: number) {
+      const login = `settle${database}${++seq}`;
+      const created = await createAccount(app.db, { login, email: `${login}@example.com`, balance });
+      await app.prisma.account.update({ where: { id: created.id }, data: { tasksPerMinute: 100_000 } });
+      return { id: created.id, auth: `Bearer ${created.api_key}` };
+    }
+
+    async function post(auth: string, path: string, body: string, type: string, headers: Record<string, string> = {}) {
+      const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': type, ...headers }, body });
+      const text = await res.text();
+      return { status: res.status, text, body: JSON.parse(text) as any, headers: res.headers };
+    }
+
+    it('a bulk upload whose third chunk fails, retried with the same Idempotency-Key, charges each accepted row once', async () => {
+      const who = await account(100);
+      // Rows are charged 500 to a statement: row 1,100 sits in the third chunk, whose statement
+      // the database refuses (a real failure inside the charge statement, raised by a trigger).
+      const rows = Array.from({ length: 1_200 }, (_, i) => `B0SETTLE${String(i % 100).padStart(2, '0')},com,${i + 1 === 1_100 ? 'refused-by-the-database' : `r${i + 1}`}`);
+      const csv = ['asin,marketplace,tag', ...rows].join('\n');
+      await app.prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_one_tag() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.tag = 'refused-by-the-database' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`);
+      await app.prisma.$executeRawUnsafe('CREATE TRIGGER refuse_one_tag BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_one_tag()');
+      let first: Awaited<ReturnType<typeof post>>;
+      try {
+        first = await post(who.auth, '/v1/retail/product/task_post', csv, 'text/csv', { 'Idempotency-Key': 'bulk-third-chunk' });
+      } finally {
+        await app.prisma.$executeRawUnsafe('DROP TRIGGER refuse_one_tag ON tasks');
+      }
+      // The first two chunks were charged: the answer says so, with the batch id, and lists the
+      // rows the failure left unsettled as 50000 (not charged).
+      expect(first.status).toBe(200);
+      const summary = first.body.tasks[0].result[0];
+      expect(summary).toMatchObject({ rows: 1_200, accepted: 1_000, rejected: 200, rejected_by_code: { 50000: 200 } });
+      expect(summary.cost).toBeCloseTo(1_000 * rates.task_post, 6);
+      expect(summary.errors[0]).toMatchObject({ row: 1_001, status_code: 50000 });
+      const charged = await accountMoney(app.prisma, { id: who.id });
+      expect(charged.balance).toBeCloseTo(100 - 1_000 * rates.task_post, 6);
+      expect(await app.prisma.task.count({ where: { accountId: who.id } })).toBe(1_000);
+
+      // The same upload with the same key: the stored answer, byte for byte; nothing charged again.
+      const retried = await post(who.auth, '/v1/retail/product/task_post', csv, 'text/csv', { 'Idempotency-Key': 'bulk-third-chunk' });
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get('idempotent-replayed')).toBe('true');
+      expect(retried.text).toBe(first.text);
+      const after = await accountMoney(app.prisma, { id: who.id });
+      expect(after.balance).toBeCloseTo(charged.balance, 9);
+      expect(Math.round(after.ledgerSum * 1e6)).toBe(Math.round(after.balance * 1e6));
+      expect(await app.prisma.task.count({ where: { accountId: who.id } })).toBe(1_000);
+
+      // The rows left over, sent again under a new key, are charged once each.
+      const rest = ['asin,marketplace,tag', ...rows.slice(1_000).map((r) => r.replace('refused-by-the-database', 'r1100'))].join('\n');
+      const remainder = await post(who.auth, '/v1/retail/product/task_post', rest, 'text/csv', { 'Idempotency-Key': 'bulk-rest' });
+      expect(remainder.body.tasks[0].result[0]).toMatchObject({ accepted: 200, rejected: 0 });
+      const end = await accountMoney(app.prisma, { id: who.id });
+      expect(end.balance).toBeCloseTo(100 - 1_200 * rates.task_post, 6);
+    }, 120_000);
+  });
+}
