@@ -4,8 +4,20 @@
  * (insert-first reservation: of concurrent duplicates exactly one inserts it, the others find it),
  * then holds the first response for `IDEMPOTENCY_WINDOW_MS`. Each operation is one statement.
  */
+import { createHash } from 'node:crypto';
 import type { Statement } from './db/sql.js';
 import type { Db } from './db/db.js';
+
+/** A key: 1 to 255 visible ASCII characters (`!` to `~`; a UUID is the usual choice). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Hex SHA-256 of the endpoint and the parsed request (so whitespace and formatting do not matter):
+ * what tells "the same request again" from "another request with the same key".
+ */
+export function idempotencyRequestHash(endpoint: string, request: unknown): string {
+  return createHash('sha256').update(`${endpoint}\n${JSON.stringify(request)}`).digest('hex');
+}
 
 /** How long a key's first response is replayed: 24 hours, in ms. Older rows count as absent. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;

@@ -86,5 +86,35 @@ for (const database of ['pglite', 'postgres'] as const) {
       const end = await accountMoney(app.prisma, { id: who.id });
       expect(end.balance).toBeCloseTo(100 - 1_200 * rates.task_post, 6);
     }, 120_000);
+
+    it('GraphQL postTasks retried with the same idempotencyKey answers the same tasks and charges once', async () => {
+      const who = await account(10);
+      const gql = async (variables: Record<string, unknown>) => {
+        const mutation = `mutation($t: [TaskPostInput!]!, $k: String) {
+          postTasks(tasks: $t, idempotencyKey: $k) { cost results { id statusCode cost } } }`;
+        const res = await post(who.auth, '/graphql', JSON.stringify({ query: mutation, variables }), 'application/json');
+        return res.body;
+      };
+      const tasks = [{ asin: 'B0SETTLEG1', marketplace: 'com' }, { asin: 'B0SETTLEG2', marketplace: 'de', tag: 'g' }];
+      const first = await gql({ t: tasks, k: 'gql-once' });
+      expect(first.errors).toBeUndefined();
+      expect(first.data.postTasks.results.map((r: any) => r.statusCode)).toEqual([20100, 20100]);
+      const again = await Promise.all([gql({ t: tasks, k: 'gql-once' }), gql({ t: tasks, k: 'gql-once' })]);
+      for (const body of again) expect(body.data.postTasks).toEqual(first.data.postTasks);
+      const money = await accountMoney(app.prisma, { id: who.id });
+      expect(money.balance).toBeCloseTo(10 - 2 * rates.task_post, 9);
+      expect(money.entries.filter((e) => e.kind === 'charge')).toHaveLength(2);
+      expect(await app.prisma.task.count({ where: { accountId: who.id } })).toBe(2);
+
+      // The key with other tasks, or on REST, is refused; a malformed key names the argument.
+      const other = await gql({ t: tasks.slice(0, 1), k: 'gql-once' });
+      expect(other.errors[0].extensions.code).toBe(40000);
+      const rest = await post(who.auth, '/v1/retail/product/task_post', JSON.stringify(tasks), 'application/json', { 'Idempotency-Key': 'gql-once' });
+      expect(rest.status).toBe(409);
+      const malformed = await gql({ t: tasks, k: 'bad key\u0000' });
+      expect(malformed.errors[0].extensions.code).toBe(40501);
+      expect(malformed.errors[0].message).toContain('idempotencyKey');
+      expect((await accountMoney(app.prisma, { id: who.id })).balance).toBeCloseTo(money.balance, 9);
+    });
   });
 }

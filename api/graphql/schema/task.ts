@@ -11,6 +11,7 @@ import type { Prisma } from '../../../core/db/prisma.js';
 import { DomainError } from '../../../core/errors.js';
 import { isUuid } from '../../../core/ids.js';
 import type { TaskOutcome } from '../../../core/domain/outcomes.js';
+import { answerOncePerKey } from '../../services/idempotent.js';
 import { taskPost } from '../../services/product-tasks.js';
 import { readRequestFields } from '../../../core/validation/read-fields.js';
 import { taskListFilter } from '../../../core/validation/requests.js';
@@ -137,12 +138,23 @@ const PostTasksPayload = batchPayload('PostTasksPayload', PostTaskResult);
 builder.mutationFields((t) => ({
   postTasks: t.field({
     type: PostTasksPayload,
-    description: 'POST /v1/retail/product/task_post: 1 to 100 tasks, charged at posting, same codes and charges.',
-    args: { tasks: t.arg({ type: [TaskPostInput], required: true }) },
+    description:
+      'POST /v1/retail/product/task_post: 1 to 100 tasks, charged at posting, same codes and charges. With `idempotencyKey` '
+      + '(the REST Idempotency-Key: 1 to 255 visible ASCII characters), the same mutation sent again within 24 hours answers '
+      + 'the same tasks and charges nothing; the key with other tasks is refused (40000).',
+    args: {
+      tasks: t.arg({ type: [TaskPostInput], required: true }),
+      idempotencyKey: t.arg.string({ required: false }),
+    },
     extensions: { rateLimitTasks: 'tasks', charged: true } satisfies RootFieldPolicy,
     resolve: async (_root, args, ctx) => {
+      const account = requireAccount(ctx);
       const body = args.tasks.map((task) => restElement(task, { postbackUrl: 'postback_url', pingbackUrl: 'pingback_url' }));
-      return metered(ctx, await taskPost(ctx.deps, requireAccount(ctx), body));
+      if (args.idempotencyKey === null || args.idempotencyKey === undefined) return metered(ctx, await taskPost(ctx.deps, account, body));
+      const call = { accountId: account.id, key: args.idempotencyKey, endpoint: 'graphql:postTasks', request: body, field: 'idempotencyKey' };
+      const { value, replayed } = await answerOncePerKey(ctx.deps, call, () => taskPost(ctx.deps, account, body));
+      // A replay is the earlier call's answer: nothing charged or created now, so nothing metered.
+      return replayed ? value : metered(ctx, value);
     },
   }),
 }));

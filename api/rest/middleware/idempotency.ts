@@ -10,11 +10,12 @@
  * a retry is refused (409 in progress) rather than charged again.
  * Storage: core/idempotency.ts.
  */
-import { createHash } from 'node:crypto';
 import type { Db } from '../../../core/db/db.js';
 import { ChargedFailure, DomainError } from '../../../core/errors.js';
 import { HttpError } from '../http-error.js';
-import { completeIdempotentRequest, releaseIdempotencyKey, reserveIdempotencyKey } from '../../../core/idempotency.js';
+import {
+  IDEMPOTENCY_KEY_PATTERN, completeIdempotentRequest, idempotencyRequestHash, releaseIdempotencyKey, reserveIdempotencyKey,
+} from '../../../core/idempotency.js';
 import type { Logger } from '../../../core/logger.js';
 import type { AccountRateLimits } from '../../../core/rate-limits.js';
 import type { AppContext } from '../context.js';
@@ -22,8 +23,7 @@ import type { AppContext } from '../context.js';
 /** The request header (operations-contract.md). */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
-/** A key: 1 to 255 visible ASCII characters (`!` to `~`; a UUID is the usual choice). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export { IDEMPOTENCY_KEY_PATTERN };
 
 /** The response header set on a replayed response. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -34,10 +34,6 @@ export interface JsonAnswer {
   body: unknown;
 }
 
-/** Hex SHA-256 of the endpoint and the parsed body (so whitespace and formatting do not matter). */
-function requestHash(endpoint: string, body: unknown): string {
-  return createHash('sha256').update(`${endpoint}\n${JSON.stringify(body)}`).digest('hex');
-}
 
 /**
  * Answers `ctx` with `answer()`, at most once per account and Idempotency-Key when the header is
@@ -61,7 +57,7 @@ export async function answerIdempotently(
   const key = Array.isArray(header) ? '' : header;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw DomainError.invalidField(IDEMPOTENCY_HEADER);
   const ids = { accountId: account.id, key };
-  const found = await reserveIdempotencyKey(deps.db, { ...ids, requestHash: requestHash(endpoint, request) });
+  const found = await reserveIdempotencyKey(deps.db, { ...ids, requestHash: idempotencyRequestHash(endpoint, request) });
   if (found.kind === 'mismatch') {
     throw new HttpError('BAD_REQUEST', { httpStatus: 409, message: `Bad Request. This ${IDEMPOTENCY_HEADER} was already used with another request (endpoint or body) in the last 24 hours.` });
   }
