@@ -3,7 +3,9 @@
  * transaction as the balance change; the balance never goes below zero (conditional update plus
  * the `accounts_balance_non_negative` CHECK). Amounts are USD.
  */
+import type { Db } from './db/db.js';
 import type { Prisma, PrismaClient } from './db/prisma.js';
+import { createSql, type Sql } from './db/sql.js';
 import { usdText } from './domain/money.js';
 
 type Tx = Prisma.TransactionClient | PrismaClient;
@@ -61,4 +63,25 @@ export async function credit(
   const row = rows[0];
   if (!row) throw new Error(`account ${entry.accountId} not found`);
   return Number(row.balance);
+}
+
+/** How long a charged read's transaction may last (ms): the service's statement timeout. */
+const CHARGED_READ_TIMEOUT_MS = 30_000;
+
+/**
+ * A synchronous charged read (history, stats): charges `charge.amount` USD with its ledger entry
+ * (`tryCharge`) and runs `read` on the same transaction, so the charge is kept only with the
+ * answer: a read that throws rolls the charge back, and there is no refund to lose.
+ * @returns `{ value }`, or `null` when the balance does not cover the charge (nothing read)
+ * @throws whatever `read` throws (nothing charged)
+ */
+export async function chargedRead<T>(
+  db: Db,
+  charge: { accountId: number; amount: number; taskId: string; note: string },
+  read: (sql: Sql) => Promise<T>,
+): Promise<{ value: T } | null> {
+  return db.prisma.$transaction(async (tx) => {
+    if ((await tryCharge(tx, charge)) === null) return null;
+    return { value: await read(createSql(tx as PrismaClient, undefined)) };
+  }, { timeout: CHARGED_READ_TIMEOUT_MS, maxWait: CHARGED_READ_TIMEOUT_MS });
 }

@@ -4,7 +4,7 @@
  */
 import { runChargedTasks } from './charged-tasks.js';
 import { DomainError } from '../../core/errors.js';
-import { credit, tryCharge } from '../../core/ledger.js';
+import { chargedRead } from '../../core/ledger.js';
 import { readHistory } from '../../core/observations.js';
 import { planOf } from '../../core/pricing.js';
 import type { AuthAccount } from '../../core/authentication.js';
@@ -32,23 +32,16 @@ export async function history(deps: ProductTaskDeps, account: AuthAccount, body:
     const { asin, marketplace: { code: marketplace }, date_from: dateFrom, date_to: dateTo, limit, offset } = readTaskFields(historyTask, element);
     if (dateFrom && dateTo && dateFrom > dateTo) throw DomainError.invalidField('date_from');
     payable();
-    // One statement charges and writes the ledger entry (core/ledger.ts `tryCharge`).
-    const balance = await tryCharge(deps.db.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'history' });
-    if (balance === null) throw new DomainError('PAYMENT_REQUIRED');
+    // Charge and read are one transaction (core/ledger.ts `chargedRead`): a failed read (50000,
+    // runChargedTasks) rolls its charge back.
+    const read = await chargedRead(deps.db, { accountId: account.id, amount: cost, taskId: id, note: 'history' }, (sql) => readHistory(sql, {
+      asin, marketplace, offset, limit,
+      from: dateFrom ? new Date(`${dateFrom}T00:00:00Z`) : null,
+      before: dateTo ? new Date(Date.parse(`${dateTo}T00:00:00Z`) + DAY_MS) : null,
+    }));
+    if (read === null) throw new DomainError('PAYMENT_REQUIRED');
     paid();
-    let result: unknown[];
-    try {
-      result = await readHistory(deps.db.sql, {
-        asin, marketplace, offset, limit,
-        from: dateFrom ? new Date(`${dateFrom}T00:00:00Z`) : null,
-        before: dateTo ? new Date(Date.parse(`${dateTo}T00:00:00Z`) + DAY_MS) : null,
-      });
-    } catch (error) {
-      // The element fails with 50000 (runChargedTasks): what it was charged goes back first.
-      await credit(deps.db.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: id, note: 'history 50000' });
-      throw error;
-    }
-    return { code: STATUS.OK, cost, result };
+    return { code: STATUS.OK, cost, result: read.value };
   });
   return batchOutcome(tasks);
 }

@@ -2,12 +2,13 @@
  * POST stats (issue "History analytics…" wire shapes): per element, statistics and the time series
  * of one product over a window (core/product-stats.ts), charged per valid element at the plan's
  * `history` rate exactly as POST history is (api/services/history.ts): validated first (a bad
- * element costs nothing), charged with its ledger entry, refunded when the read fails.
+ * element costs nothing), charged with its ledger entry in the read's transaction (a failed read
+ * keeps no charge).
  */
 import { runChargedTasks } from './charged-tasks.js';
 import type { AuthAccount } from '../../core/authentication.js';
 import { DomainError } from '../../core/errors.js';
-import { credit, tryCharge } from '../../core/ledger.js';
+import { chargedRead } from '../../core/ledger.js';
 import { planOf } from '../../core/pricing.js';
 import { readProductStats, type StatsQuery } from '../../core/product-stats.js';
 import { STATUS } from '../../core/domain/status-codes.js';
@@ -41,17 +42,11 @@ export async function stats(deps: ProductTaskDeps, account: AuthAccount, body: u
   const tasks = await runChargedTasks(elements, { fn: 'stats', path, logger: deps.logger }, async (element, { id, payable, paid }) => {
     const query = readStatsElement(element, now);
     payable();
-    const balance = await tryCharge(deps.db.prisma, { accountId: account.id, amount: cost, taskId: id, note: 'stats' });
-    if (balance === null) throw new DomainError('PAYMENT_REQUIRED');
+    // Charge and read are one transaction: a failed read (50000) rolls its charge back.
+    const read = await chargedRead(deps.db, { accountId: account.id, amount: cost, taskId: id, note: 'stats' }, async (sql) => (await readProductStats(sql, [query]))[0]);
+    if (read === null) throw new DomainError('PAYMENT_REQUIRED');
     paid();
-    try {
-      const [result] = await readProductStats(deps.db.sql, [query]);
-      return { code: STATUS.OK, cost, result: [result] };
-    } catch (error) {
-      // The element fails with 50000 (runChargedTasks): what it was charged goes back first.
-      await credit(deps.db.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: id, note: 'stats 50000' });
-      throw error;
-    }
+    return { code: STATUS.OK, cost, result: [read.value] };
   });
   return batchOutcome(tasks);
 }

@@ -116,5 +116,34 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(malformed.errors[0].message).toContain('idempotencyKey');
       expect((await accountMoney(app.prisma, { id: who.id })).balance).toBeCloseTo(money.balance, 9);
     });
+
+    it('a history or stats read that fails keeps no charge: charge and read are one transaction, nothing to refund', async () => {
+      const who = await account(1);
+      const body = JSON.stringify([{ asin: 'B0SETTLEH1', marketplace: 'com' }]);
+      // A real failure of the read's statement: the table it reads is gone for a moment.
+      await app.prisma.$executeRawUnsafe('ALTER TABLE observations RENAME TO observations_hidden');
+      let history: Awaited<ReturnType<typeof post>>;
+      let stats: Awaited<ReturnType<typeof post>>;
+      try {
+        history = await post(who.auth, '/v1/retail/product/history', body, 'application/json');
+        stats = await post(who.auth, '/v1/retail/product/stats', body, 'application/json');
+      } finally {
+        await app.prisma.$executeRawUnsafe('ALTER TABLE observations_hidden RENAME TO observations');
+      }
+      for (const res of [history, stats]) {
+        expect(res.status).toBe(500);
+        expect(res.body).toMatchObject({ status_code: 50000, cost: 0 });
+      }
+      const money = await accountMoney(app.prisma, { id: who.id });
+      expect(money.balance).toBeCloseTo(1, 9);
+      expect(money.entries.map((e) => e.kind)).toEqual(['topup']);
+
+      // Once the table is back, the same read is charged once, with its ledger entry.
+      const ok = await post(who.auth, '/v1/retail/product/history', body, 'application/json');
+      expect(ok.body.tasks[0]).toMatchObject({ status_code: 20000, cost: rates.history });
+      const after = await accountMoney(app.prisma, { id: who.id });
+      expect(after.balance).toBeCloseTo(1 - rates.history, 9);
+      expect(after.entries.map((e) => e.kind)).toEqual(['topup', 'charge']);
+    });
   });
 }
