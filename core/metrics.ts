@@ -99,6 +99,18 @@ export const monitoringDeliveries = new Counter({
   registers: [registry],
 });
 
+/**
+ * What the reconciler settled that its surface left behind, by surface (`task`: task_post and
+ * live tasks; `monitoring`: monitoring runs' reservations) and outcome (`started`, `refunded`,
+ * `error`).
+ */
+export const reconcilerSettlements = new Counter({
+  name: 'retail_reconciler_settlements_total',
+  help: 'Charges the reconciler settled, by surface and outcome',
+  labelNames: ['surface', 'outcome'] as const,
+  registers: [registry],
+});
+
 /** V8 heap figures of one thread, bytes (`v8.getHeapStatistics()` names, the subset the gauge shows). */
 export interface ThreadHeap {
   used_heap_size: number;

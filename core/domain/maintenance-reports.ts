@@ -12,6 +12,11 @@ export interface ReconcileReport {
   running: number;
   /** Tasks left for the next run because Temporal or the database could not be asked. */
   errors: number;
+  /**
+   * Monitoring runs' reservations (core/monitoring-reconciler.ts): looked at, refunded because
+   * their workflow run had ended, still going, left for the next run.
+   */
+  monitoring?: { checked: number; refunded: number; running: number; errors: number };
 }
 
 /** Rows one run of the retention purge (core/retention.ts) deleted, per table. */

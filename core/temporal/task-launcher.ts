@@ -4,6 +4,8 @@
  * a productTask workflow (reuse window, refused start, reconciler).
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { MonitorRuns } from '../monitoring-reconciler.js';
+import { monitorWorkflowId } from '../domain/subscription-messages.js';
 import type { Config } from '../config.js';
 import type { TaskCompletions } from '../task-completions.js';
 import { PRIORITY_KEYS, type ProductTaskInput, type ReadUrgency } from '../domain/task-messages.js';
@@ -54,7 +56,7 @@ export interface TaskLauncher {
 export type TaskWorkflowState = 'missing' | 'running' | 'closed';
 
 /** What the task reconciler needs of Temporal: the launcher plus a look at a task's workflow. */
-export interface TaskWorkflows extends Pick<TaskLauncher, 'start' | 'startWebhooks'> {
+export interface TaskWorkflows extends Pick<TaskLauncher, 'start' | 'startWebhooks'>, MonitorRuns {
   /** @throws when Temporal cannot be asked (the reconciler then leaves the task for its next run) */
   state(taskId: string): Promise<TaskWorkflowState>;
   /**
@@ -161,6 +163,15 @@ export function temporalTaskLauncher(client: Client, config: Config, options: Ta
     },
     async cancel(taskId) {
       await client.workflow.getHandle(taskId).cancel().catch(() => undefined);
+    },
+    async runState(subscriptionId, runId) {
+      try {
+        const { status } = await client.workflow.getHandle(monitorWorkflowId(subscriptionId), runId).describe();
+        return status.name === 'RUNNING' ? 'running' : 'closed';
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return 'missing';
+        throw error;
+      }
     },
     async closedUnfinished(sinceMs, limit) {
       const query = `WorkflowType = 'productTask' AND ExecutionStatus IN ('Terminated', 'TimedOut', 'Canceled') AND CloseTime > '${new Date(sinceMs).toISOString()}'`;

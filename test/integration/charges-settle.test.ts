@@ -5,17 +5,45 @@
  *   rest as 50000, not charged); the same upload again with the same Idempotency-Key replays that
  *   answer and charges nothing;
  * - GraphQL `postTasks` with an Idempotency-Key: the same mutation again answers the same tasks and
- *   charges once; another mutation with the key is refused.
+ *   charges once; another mutation with the key is refused;
+ * - history and stats charge and read in one transaction: a failed read keeps no charge;
+ * - a monitor workflow run terminated between its reservation and its read: the reconciler
+ *   refunds the reservation once the run has ended (a real Temporal dev server), never while the
+ *   run is going, and only once.
  */
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
+import { monitorWorkflowId } from '../../core/domain/subscription-messages.js';
+import { createLogger } from '../../core/logger.js';
+import { MONITORING_GRACE_MS, reconcileMonitoringRuns } from '../../core/monitoring-reconciler.js';
+import { startMonitoringRun } from '../../core/monitoring-runs.js';
 import { PLANS } from '../../core/pricing.js';
+import { addSubscriptions } from '../../core/subscriptions.js';
+import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
+import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const rates = PLANS.standard!.rates;
 const postgresPrerequisite = await postgres();
+const logger = createLogger('silent');
+
+let temporal: TemporalDevServer;
+let connection: Connection;
+let client: Client;
+
+beforeAll(async () => {
+  temporal = await startTemporalDevServer({ uiPort: false });
+  connection = await Connection.connect({ address: temporal.address });
+  client = new Client({ connection });
+});
+
+afterAll(async () => {
+  await connection?.close();
+  await temporal?.stop();
+});
 
 for (const database of ['pglite', 'postgres'] as const) {
   describeNeeding(database === 'postgres' ? [postgresPrerequisite] : [], `charges settle on ${database}`, () => {
@@ -144,6 +172,34 @@ for (const database of ['pglite', 'postgres'] as const) {
       const after = await accountMoney(app.prisma, { id: who.id });
       expect(after.balance).toBeCloseTo(1 - rates.history, 9);
       expect(after.entries.map((e) => e.kind)).toEqual(['topup', 'charge']);
+    });
+
+    it('a monitor terminated between reservation and read is refunded by the reconciler, once, and only after its run ended', async () => {
+      const who = await account(1);
+      const [added] = await addSubscriptions(app.db, who.id, [{ asin: 'B0SETTLEM1', marketplace: 'com', frequency: 'daily' }]);
+      const subscriptionId = (added as { row: { id: number } }).row.id;
+      // The subscription's monitor workflow (no worker polls its queue: it stays where it is).
+      const handle = await client.workflow.start('monitorSubscription', { workflowId: monitorWorkflowId(subscriptionId), taskQueue: `settle-${database}`, args: [{}] });
+      const runKey = `m:${subscriptionId}:${handle.firstExecutionRunId}:1`;
+      expect(await startMonitoringRun(app.db, { subscriptionId, runKey, reserve: true })).toBe('reserved');
+      const reserved = await accountMoney(app.prisma, { id: who.id });
+      expect(reserved.balance).toBeCloseTo(1 - rates.monitoring, 9);
+
+      const runs = temporalTaskLauncher(client, app.config);
+      const reconcile = (graceMs?: number) => reconcileMonitoringRuns({ db: app.db, runs, logger }, { graceMs });
+      // Younger than the grace period: not even looked at; older but its run going: left alone.
+      expect(MONITORING_GRACE_MS).toBeGreaterThan(0);
+      expect(await reconcile()).toMatchObject({ refunded: 0 });
+      expect(await reconcile(0)).toMatchObject({ refunded: 0, running: 1 });
+      expect((await accountMoney(app.prisma, { id: who.id })).balance).toBeCloseTo(reserved.balance, 9);
+
+      await handle.terminate('an operator ended the monitor mid-run');
+      expect(await reconcile(0)).toMatchObject({ checked: 1, refunded: 1, errors: 0 });
+      expect(await reconcile(0)).toMatchObject({ checked: 0, refunded: 0 });
+      const money = await accountMoney(app.prisma, { id: who.id });
+      expect(money.balance).toBeCloseTo(1, 9);
+      expect(money.entries.map((e) => e.kind)).toEqual(['topup', 'monitoring', 'refund']);
+      expect(Math.round(money.ledgerSum * 1e6)).toBe(Math.round(money.balance * 1e6));
     });
   });
 }

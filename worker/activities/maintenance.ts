@@ -8,6 +8,8 @@ import { Context } from '@temporalio/activity';
 import type { Db } from '../../core/db/db.js';
 import type { Logger } from '../../core/logger.js';
 import { purgeExpiredData } from '../../core/retention.js';
+import { reconcilerSettlements } from '../../core/metrics.js';
+import { reconcileMonitoringRuns } from '../../core/monitoring-reconciler.js';
 import { reconcileTasks } from '../../core/task-reconciler.js';
 import type { TaskWorkflows } from '../../core/temporal/task-launcher.js';
 import type { ReconcileReport, RetentionReport } from '../../core/domain/maintenance-reports.js';
@@ -25,9 +27,28 @@ export interface MaintenanceDeps {
 
 export function createMaintenanceActivities(deps: MaintenanceDeps) {
   return {
-    /** One run of the task reconciler: starts or refunds charged tasks nothing will finish. */
+    /**
+     * One run of the reconciler: starts or refunds charged tasks nothing will finish, and refunds
+     * monitoring runs' reservations whose workflow run ended; counted in
+     * `retail_reconciler_settlements_total`.
+     */
     async reconcileTasks(): Promise<ReconcileReport> {
-      return reconcileTasks({ db: deps.db, workflows: deps.workflows, logger: deps.logger.child({ component: 'task-reconciler' }), liveBudgetMs: deps.liveBudgetMs });
+      const logger = deps.logger.child({ component: 'task-reconciler' });
+      const report = await reconcileTasks({ db: deps.db, workflows: deps.workflows, logger, liveBudgetMs: deps.liveBudgetMs });
+      let monitoring: NonNullable<ReconcileReport['monitoring']>;
+      try {
+        monitoring = await reconcileMonitoringRuns({ db: deps.db, runs: deps.workflows, logger });
+      } catch (error) {
+        logger.error({ err: error }, 'could not look for open monitoring reservations; next run');
+        monitoring = { checked: 0, refunded: 0, running: 0, errors: 1 };
+      }
+      for (const [surface, outcomes] of [['task', report], ['monitoring', monitoring]] as const) {
+        for (const outcome of ['started', 'refunded', 'errors'] as const) {
+          const n = (outcomes as Partial<Record<typeof outcome, number>>)[outcome] ?? 0;
+          if (n) reconcilerSettlements.inc({ surface, outcome: outcome === 'errors' ? 'error' : outcome }, n);
+        }
+      }
+      return { ...report, monitoring };
     },
     /** One run of the retention purge; heartbeats after every batch. */
     async purgeExpiredData(): Promise<RetentionReport> {
