@@ -2,7 +2,9 @@
  * History elements charged together: `n` elements of the same price (the plan's `history` rate)
  * in one statement, as many as the balance covers in order, each with its own ledger entry — so a
  * GraphQL query reading the analytics of N products (`product` fields) is charged with one
- * statement, exactly as N history elements charged one after the other would be.
+ * statement, exactly as N history elements charged one after the other would be. Each charge is a
+ * read reservation (`r:<task id>`, core/reservations.ts): kept once its answer is sent, refunded if
+ * its read fails, refunded by the reconciler if neither happened.
  */
 import type { Sql, Statement } from './db/sql.js';
 import { usd } from './ledger.js';
@@ -20,8 +22,8 @@ const CHARGE_EACH: Statement = {
       WHERE a.id = acct.id AND acct.k > 0
       RETURNING a.id, a.balance, acct.k
     ), entries AS (
-      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note)
-      SELECT c.id, 'charge', -($2::numeric), c.balance + $2::numeric * (c.k - i.n), i.id, $4
+      INSERT INTO ledger_entries (account_id, kind, amount, balance_after, task_id, note, run_key)
+      SELECT c.id, 'charge', -($2::numeric), c.balance + $2::numeric * (c.k - i.n), i.id, $4, 'r:' || i.id::text
       FROM charged c JOIN input i ON i.n <= c.k
     )
     SELECT coalesce((SELECT k FROM charged), 0) AS charged`,

@@ -101,8 +101,8 @@ export const monitoringDeliveries = new Counter({
 
 /**
  * What the reconciler settled that its surface left behind, by surface (`task`: task_post and
- * live tasks; `monitoring`: monitoring runs' reservations) and outcome (`started`, `refunded`,
- * `error`).
+ * live tasks; `monitoring`: monitoring runs' reservations; `read`: GraphQL analytics and history
+ * export reservations) and outcome (`started`, `refunded`, `error`).
  */
 export const reconcilerSettlements = new Counter({
   name: 'retail_reconciler_settlements_total',

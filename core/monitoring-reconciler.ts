@@ -1,7 +1,7 @@
 /**
  * The monitoring side of the reconciler. A monitoring run reserves its price (a `monitoring`
- * ledger entry keyed by the run, core/monitoring-runs.ts) before its page is read, and the
- * subscription's workflow settles it: the observation stored (kept), or the run refunded. A
+ * ledger entry keyed by the run, core/monitoring-runs.ts; the reservation model is
+ * core/reservations.ts) before its page is read, and the subscription's workflow settles it: the observation stored (kept), or the run refunded. A
  * workflow run terminated, reset or failed between the two settles nothing, so the reconciler
  * (run every minute by the worker's `task-reconciler` schedule, with the task reconciler) looks at
  * the open reservations older than MONITORING_GRACE_MS and refunds each whose workflow run has
@@ -19,8 +19,6 @@ import { refundMonitoringRun } from './monitoring-runs.js';
 export const MONITORING_GRACE_MS = 2 * 60_000;
 /** Reservations looked at per run, at most. */
 export const MONITORING_BATCH = 200;
-/** Reservations older than this are not looked for (ms): every run settles long before. */
-const LOOK_BACK_MS = 7 * 86_400_000;
 const CONCURRENCY = 8;
 
 /** Whether one run of a subscription's monitor workflow is still going. */
@@ -49,13 +47,11 @@ export interface MonitoringReconcileReport {
 
 const OPEN_RESERVATIONS: Statement = {
   name: 'monitoring-reconciler:open',
-  text: `SELECT l.run_key FROM ledger_entries l
-    WHERE l.kind = 'monitoring' AND l.observation_id IS NULL AND l.run_key IS NOT NULL
-      AND l.created_at < now() - $1::int * interval '1 millisecond'
-      AND l.created_at > now() - $2::int * interval '1 millisecond'
-      AND NOT EXISTS (SELECT 1 FROM ledger_entries r WHERE r.run_key = l.run_key || ':refund')
-    ORDER BY l.created_at DESC
-    LIMIT $3::int`,
+  text: `SELECT run_key FROM ledger_entries
+    WHERE run_key IS NOT NULL AND settlement IS NULL AND kind = 'monitoring'
+      AND created_at < now() - $1::int * interval '1 millisecond'
+    ORDER BY created_at
+    LIMIT $2::int`,
 };
 
 /** `m:<subscription id>:<workflow run id>:<n>` (workflows/monitor-subscription.ts) read back. */
@@ -70,7 +66,7 @@ export function monitorRunOf(runKey: string): { subscriptionId: number; runId: s
  * @throws only when the open reservations cannot be read at all.
  */
 export async function reconcileMonitoringRuns(deps: { db: Db; runs: MonitorRuns; logger: Logger }, options: { graceMs?: number } = {}): Promise<MonitoringReconcileReport> {
-  const { rows } = await deps.db.sql.query<{ run_key: string }>(OPEN_RESERVATIONS, [options.graceMs ?? MONITORING_GRACE_MS, LOOK_BACK_MS, MONITORING_BATCH]);
+  const { rows } = await deps.db.sql.query<{ run_key: string }>(OPEN_RESERVATIONS, [options.graceMs ?? MONITORING_GRACE_MS, MONITORING_BATCH]);
   const limit = pLimit(CONCURRENCY);
   const verdicts = await Promise.all(rows.map(({ run_key: runKey }) => limit(async (): Promise<'refunded' | 'running' | 'error' | 'none'> => {
     const run = monitorRunOf(runKey);

@@ -54,13 +54,17 @@ async function isRefunded(tx: Tx | PrismaClient, runKey: string): Promise<boolea
   return (await tx.ledgerEntry.count({ where: { runKey: refundKey(runKey) } })) > 0;
 }
 
-/** Credits the reserved amount back with its `refund` entry (caller holds the account's lock). */
+/**
+ * Credits the reserved amount back with its `refund` entry and settles the reservation as
+ * `refunded` (core/reservations.ts); the caller holds the account's lock.
+ */
 async function refund(tx: Tx, reservation: { account_id: number; subscription_id: number | null; amount: string }, runKey: string, note: string): Promise<void> {
   // The reservation's entry holds the charge as a negative amount.
   await credit(tx, {
     accountId: reservation.account_id, amount: reservation.amount.replace(/^-/, ''), kind: 'refund',
     subscriptionId: reservation.subscription_id, runKey: refundKey(runKey), note,
   });
+  await tx.$executeRaw`UPDATE ledger_entries SET settlement = 'refunded', settled_at = now() WHERE run_key = ${runKey}`;
 }
 
 /**
@@ -146,7 +150,8 @@ export async function storeMonitoringObservation(
       if (await isRefunded(tx, input.runKey)) throw new MonitoringRunError('refunded', input.runKey);
       // The foreign key fails (23503) when the subscription was deleted meanwhile: nothing is stored.
       const observationId = await insertObservation(tx, input.product, input.subscriptionId);
-      await tx.$executeRaw`UPDATE ledger_entries SET observation_id = ${observationId} WHERE id = ${reservation.id}`;
+      // Delivered: the reservation is kept (a not_found observation is refunded just below).
+      await tx.$executeRaw`UPDATE ledger_entries SET observation_id = ${observationId}, settlement = 'kept', settled_at = now() WHERE id = ${reservation.id}`;
       await tx.$executeRaw`UPDATE subscriptions SET latest_observation_id = ${observationId} WHERE id = ${input.subscriptionId}`;
       if (input.product.status !== 'not_found') {
         const changes = await recordObservationAlerts(tx, { subscriptionId: input.subscriptionId, observationId, product: input.product });

@@ -32,6 +32,7 @@ import { recordUsage } from '../../core/usage.js';
 import { authenticate } from '../../core/authentication.js';
 import { MAX_BODY_BYTES } from '../../core/validation/task-body.js';
 import { createLoaders, type GraphQLContext, type GraphQLDeps } from './context.js';
+import { keepAnalyticsReservations } from './analytics-loaders.js';
 import { badRequest, isExpectedError, markRequestError, maskError, requestError } from './errors.js';
 import { planOperation } from './operation-cost.js';
 import { useQueryLimits } from './query-limits.js';
@@ -90,7 +91,14 @@ function useRequestPolicy(rateLimits: AccountRateLimits, logger: Logger): Plugin
         }
         throw error;
       }
-      return { onExecuteDone: record };
+      return {
+        onExecuteDone: async () => {
+          // The answer is made: the charged product fields' reservations are kept. A failure
+          // leaves them open, and the reconciler refunds them (never charged without an answer).
+          await keepAnalyticsReservations(ctx).catch((err: unknown) => logger.error({ err }, 'could not settle the reservations of an operation'));
+          await record();
+        },
+      };
     },
   };
 }

@@ -7,8 +7,10 @@
  * History export charging (reusing POST history's rule: one `history` element reads up to 1,000
  * rows): the export counts its rows first and is charged ceil(rows / 1,000) history elements, at
  * least one, in one ledger entry, before the first row is sent; it then sends exactly that many
- * rows (observations stored after the export began are not in it). A read that fails midway
- * refunds the charge and cuts the response off. A batch's results export is free, like task_get,
+ * rows (observations stored after the export began are not in it). The charge is a reservation
+ * (core/reservations.ts): kept once the last row is sent; a read that fails midway refunds it and
+ * cuts the response off; an export the client abandons is refunded by the reconciler. A batch's
+ * results export is free, like task_get,
  * and marks the finished tasks it sends collected (they leave tasks_ready).
  */
 import type { AuthAccount } from '../../core/authentication.js';
@@ -18,7 +20,8 @@ import { STATUS, asStatusCode, statusMessage, type StatusCode } from '../../core
 import { DomainError } from '../../core/errors.js';
 import { countExportRows, readExportPage, type ExportCursor, type ExportRange } from '../../core/history-export.js';
 import { newTaskId } from '../../core/ids.js';
-import { credit, tryCharge } from '../../core/ledger.js';
+import { tryCharge } from '../../core/ledger.js';
+import { keepReservations, readReservationKey, refundReservation } from '../../core/reservations.js';
 import { productFromJson } from '../../core/observation-codec.js';
 import { planOf } from '../../core/pricing.js';
 import type { Product } from '../../core/product.js';
@@ -63,7 +66,10 @@ export async function openHistoryExport(deps: ProductTaskDeps, account: AuthAcco
   const rate = planOf(account.plan).rates.history;
   const cost = fromMicros(toMicros(rate) * elements);
   const exportId = newTaskId();
-  if ((await tryCharge(deps.db.prisma, { accountId: account.id, amount: cost, taskId: exportId, note: `history export ${elements}` })) === null) {
+  // A reservation (core/reservations.ts): kept once the last row is sent, refunded when a page
+  // cannot be read, and refunded by the reconciler when neither happened (the client went away).
+  const runKey = readReservationKey(exportId);
+  if ((await tryCharge(deps.db.prisma, { accountId: account.id, amount: cost, taskId: exportId, note: `history export ${elements}`, runKey })) === null) {
     throw new DomainError('PAYMENT_REQUIRED');
   }
   async function* items(): AsyncGenerator<Product> {
@@ -78,10 +84,11 @@ export async function openHistoryExport(deps: ProductTaskDeps, account: AuthAcco
         yield* page.products;
       }
     } catch (error) {
-      await credit(deps.db.prisma, { accountId: account.id, amount: cost, kind: 'refund', taskId: exportId, note: 'history export failed' })
-        .catch((err: unknown) => deps.logger.error({ err, exportId }, 'could not refund a failed history export'));
+      await refundReservation(deps.db, { runKey, note: 'history export failed' })
+        .catch((err: unknown) => deps.logger.error({ err, exportId }, 'could not refund a failed history export; the reconciler will'));
       throw error;
     }
+    await keepReservations(deps.db, [runKey]).catch((err: unknown) => deps.logger.error({ err, exportId }, 'could not settle a history export; the reconciler will refund it'));
   }
   return { format: fields.format, filename: `history-${range.asin}-${range.marketplace}.${fields.format}`, cost, elements, rows, items: items() };
 }

@@ -17,6 +17,8 @@ export interface ReconcileReport {
    * their workflow run had ended, still going, left for the next run.
    */
   monitoring?: { checked: number; refunded: number; running: number; errors: number };
+  /** Read reservations (core/reservations.ts) open past their bound: looked at, refunded, left for the next run. */
+  reads?: { checked: number; refunded: number; errors: number };
 }
 
 /** Rows one run of the retention purge (core/retention.ts) deleted, per table. */

@@ -7,6 +7,8 @@
  * - GraphQL `postTasks` with an Idempotency-Key: the same mutation again answers the same tasks and
  *   charges once; another mutation with the key is refused;
  * - history and stats charge and read in one transaction: a failed read keeps no charge;
+ * - GraphQL analytics fields and history exports reserve their charge: kept once answered; a
+ *   field whose read fails and whose refund fails too stays open, and the reconciler refunds it;
  * - a monitor workflow run terminated between its reservation and its read: the reconciler
  *   refunds the reservation once the run has ended (a real Temporal dev server), never while the
  *   run is going, and only once.
@@ -19,6 +21,7 @@ import { createLogger } from '../../core/logger.js';
 import { MONITORING_GRACE_MS, reconcileMonitoringRuns } from '../../core/monitoring-reconciler.js';
 import { startMonitoringRun } from '../../core/monitoring-runs.js';
 import { PLANS } from '../../core/pricing.js';
+import { reconcileReadReservations } from '../../core/reservations.js';
 import { addSubscriptions } from '../../core/subscriptions.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
@@ -174,6 +177,53 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(after.entries.map((e) => e.kind)).toEqual(['topup', 'charge']);
     });
 
+    it('GraphQL analytics: a field whose read and refund both fail is refunded by the reconciler; answered fields are kept', async () => {
+      const who = await account(1);
+      const settlements = async () => (await app.prisma.ledgerEntry.findMany({ where: { accountId: who.id, kind: 'charge' }, orderBy: { id: 'asc' } }))
+        .map((e) => e.settlement);
+      const gql = async () => (await post(who.auth, '/graphql', JSON.stringify({ query: '{ product(asin: "B0SETTLEA1", marketplace: "com") { cost stats { observations } } }' }), 'application/json')).body;
+
+      const ok = await gql();
+      expect(ok.errors).toBeUndefined();
+      expect(await settlements()).toEqual(['kept']);
+
+      // The read fails (its table is gone for a moment) and so does the refund (a trigger refuses it).
+      await app.prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_refunds() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.kind = 'refund' THEN RAISE EXCEPTION 'injected refund failure'; END IF; RETURN NEW; END $$`);
+      await app.prisma.$executeRawUnsafe('CREATE TRIGGER refuse_refunds BEFORE INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION refuse_refunds()');
+      await app.prisma.$executeRawUnsafe('ALTER TABLE observations RENAME TO observations_hidden');
+      let failed: any;
+      try {
+        failed = await gql();
+      } finally {
+        await app.prisma.$executeRawUnsafe('ALTER TABLE observations_hidden RENAME TO observations');
+        await app.prisma.$executeRawUnsafe('DROP TRIGGER refuse_refunds ON ledger_entries');
+      }
+      expect(failed.errors[0].extensions.code).toBe(50000);
+      expect(await settlements()).toEqual(['kept', null]);
+      const open = await accountMoney(app.prisma, { id: who.id });
+      expect(open.balance).toBeCloseTo(1 - 2 * rates.history, 9);
+
+      // The reconciler refunds the open reservation past its bound, once; the kept one stays kept.
+      expect(await reconcileReadReservations({ db: app.db, logger })).toMatchObject({ refunded: 0 });
+      expect(await reconcileReadReservations({ db: app.db, logger }, { boundMs: 0 })).toMatchObject({ refunded: 1, errors: 0 });
+      expect(await reconcileReadReservations({ db: app.db, logger }, { boundMs: 0 })).toMatchObject({ checked: 0 });
+      expect(await settlements()).toEqual(['kept', 'refunded']);
+      const money = await accountMoney(app.prisma, { id: who.id });
+      expect(money.balance).toBeCloseTo(1 - rates.history, 9);
+      expect(money.entries.map((e) => e.kind)).toEqual(['topup', 'charge', 'charge', 'refund']);
+      expect(Math.round(money.ledgerSum * 1e6)).toBe(Math.round(money.balance * 1e6));
+    });
+
+    it('a history export is a reservation kept once its last row is sent', async () => {
+      const who = await account(1);
+      const res = await fetch(`${app.url}/v1/retail/product/history/export?asin=B0SETTLEX1&marketplace=com&format=csv`, { headers: { authorization: who.auth } });
+      expect(res.status).toBe(200);
+      await res.text();
+      const entries = await app.prisma.ledgerEntry.findMany({ where: { accountId: who.id, kind: 'charge' } });
+      expect(entries.map((e) => [e.runKey?.startsWith('r:'), e.settlement])).toEqual([[true, 'kept']]);
+    });
+
     it('a monitor terminated between reservation and read is refunded by the reconciler, once, and only after its run ended', async () => {
       const who = await account(1);
       const [added] = await addSubscriptions(app.db, who.id, [{ asin: 'B0SETTLEM1', marketplace: 'com', frequency: 'daily' }]);
@@ -199,6 +249,8 @@ for (const database of ['pglite', 'postgres'] as const) {
       const money = await accountMoney(app.prisma, { id: who.id });
       expect(money.balance).toBeCloseTo(1, 9);
       expect(money.entries.map((e) => e.kind)).toEqual(['topup', 'monitoring', 'refund']);
+      const reservation = await app.prisma.ledgerEntry.findUniqueOrThrow({ where: { runKey } });
+      expect(reservation.settlement).toBe('refunded');
       expect(Math.round(money.ledgerSum * 1e6)).toBe(Math.round(money.balance * 1e6));
     });
   });

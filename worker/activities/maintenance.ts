@@ -10,6 +10,7 @@ import type { Logger } from '../../core/logger.js';
 import { purgeExpiredData } from '../../core/retention.js';
 import { reconcilerSettlements } from '../../core/metrics.js';
 import { reconcileMonitoringRuns } from '../../core/monitoring-reconciler.js';
+import { reconcileReadReservations } from '../../core/reservations.js';
 import { reconcileTasks } from '../../core/task-reconciler.js';
 import type { TaskWorkflows } from '../../core/temporal/task-launcher.js';
 import type { ReconcileReport, RetentionReport } from '../../core/domain/maintenance-reports.js';
@@ -28,27 +29,28 @@ export interface MaintenanceDeps {
 export function createMaintenanceActivities(deps: MaintenanceDeps) {
   return {
     /**
-     * One run of the reconciler: starts or refunds charged tasks nothing will finish, and refunds
-     * monitoring runs' reservations whose workflow run ended; counted in
-     * `retail_reconciler_settlements_total`.
+     * One run of the reconciler: starts or refunds charged tasks nothing will finish, refunds
+     * monitoring runs' reservations whose workflow run ended and read reservations left open past
+     * their bound (core/reservations.ts); counted in `retail_reconciler_settlements_total`.
      */
     async reconcileTasks(): Promise<ReconcileReport> {
       const logger = deps.logger.child({ component: 'task-reconciler' });
       const report = await reconcileTasks({ db: deps.db, workflows: deps.workflows, logger, liveBudgetMs: deps.liveBudgetMs });
-      let monitoring: NonNullable<ReconcileReport['monitoring']>;
-      try {
-        monitoring = await reconcileMonitoringRuns({ db: deps.db, runs: deps.workflows, logger });
-      } catch (error) {
+      const monitoring = await reconcileMonitoringRuns({ db: deps.db, runs: deps.workflows, logger }).catch((error: unknown) => {
         logger.error({ err: error }, 'could not look for open monitoring reservations; next run');
-        monitoring = { checked: 0, refunded: 0, running: 0, errors: 1 };
-      }
-      for (const [surface, outcomes] of [['task', report], ['monitoring', monitoring]] as const) {
+        return { checked: 0, refunded: 0, running: 0, errors: 1 };
+      });
+      const reads = await reconcileReadReservations({ db: deps.db, logger }).catch((error: unknown) => {
+        logger.error({ err: error }, 'could not look for open read reservations; next run');
+        return { checked: 0, refunded: 0, errors: 1 };
+      });
+      for (const [surface, outcomes] of [['task', report], ['monitoring', monitoring], ['read', reads]] as const) {
         for (const outcome of ['started', 'refunded', 'errors'] as const) {
           const n = (outcomes as Partial<Record<typeof outcome, number>>)[outcome] ?? 0;
           if (n) reconcilerSettlements.inc({ surface, outcome: outcome === 'errors' ? 'error' : outcome }, n);
         }
       }
-      return { ...report, monitoring };
+      return { ...report, monitoring, reads };
     },
     /** One run of the retention purge; heartbeats after every batch. */
     async purgeExpiredData(): Promise<RetentionReport> {

@@ -13,7 +13,7 @@
 import type { GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import type { AuthAccount } from '../../../core/authentication.js';
 import { fromMicros, toMicros } from '../../../core/domain/money.js';
-import { credit } from '../../../core/ledger.js';
+import { readReservationKey, refundReservation } from '../../../core/reservations.js';
 import { newTaskId } from '../../../core/ids.js';
 import type { ProductChange, ProductStats, StatsPoint, StatsQuery, ValueStats, PriceStats } from '../../../core/product-stats.js';
 import { resolveStatsWindow, statsTask, statsWindow, STATS_BUCKETS, type StatsBucket } from '../../../core/validation/analytics.js';
@@ -162,8 +162,10 @@ async function read<T>(ctx: GraphQLContext, product: ProductAnalytics, load: () 
   } catch (error) {
     if (!product.refunded) {
       product.refunded = true;
-      await credit(ctx.db.prisma, { accountId: product.account.id, amount: product.cost, kind: 'refund', taskId: product.taskId, note: 'graphql product failed' })
-        .catch((err: unknown) => ctx.deps.logger.error({ err, taskId: product.taskId }, 'could not refund a failed product read'));
+      analyticsLoaders(ctx, product.account).failed.add(product.taskId);
+      // A refund that fails leaves the reservation open: the reconciler refunds it.
+      await refundReservation(ctx.db, { runKey: readReservationKey(product.taskId), note: 'graphql product failed' })
+        .catch((err: unknown) => ctx.deps.logger.error({ err, taskId: product.taskId }, 'could not refund a failed product read; the reconciler will'));
       ctx.meter.cost = fromMicros(toMicros(ctx.meter.cost) - toMicros(product.cost));
     }
     throw error;
