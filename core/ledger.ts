@@ -85,3 +85,48 @@ export async function chargedRead<T>(
     return { value: await read(createSql(tx as PrismaClient, undefined)) };
   }, { timeout: CHARGED_READ_TIMEOUT_MS, maxWait: CHARGED_READ_TIMEOUT_MS });
 }
+
+/** One ledger entry as the account's ledger lists it (GET /v1/appendix/ledger). Amounts USD. */
+export interface LedgerItem {
+  id: string;
+  created_at: string;
+  /** `charge`, `refund`, `topup`, `monitoring`. */
+  kind: string;
+  /** Negative for charges, positive for refunds and top-ups. */
+  amount: number;
+  balance_after: number;
+  task_id: string | null;
+  subscription_id: number | null;
+  note: string | null;
+  /** A charge taken before its result (core/reservations.ts): its key and settlement, null while open. */
+  reservation: { key: string; settlement: 'kept' | 'refunded' | null; settled_at: string | null } | null;
+  /** A refund of a reservation: the reservation's key. */
+  refund_of: string | null;
+}
+
+/**
+ * A page of the account's ledger entries created from `from` (inclusive) to `before` (exclusive),
+ * newest first, and how many the range holds.
+ */
+export async function listLedgerEntries(
+  db: Db,
+  input: { accountId: number; from: Date; before: Date; limit: number; offset: number },
+): Promise<{ total: number; items: LedgerItem[] }> {
+  const where = { accountId: input.accountId, createdAt: { gte: input.from, lt: input.before } };
+  const [total, rows] = await Promise.all([
+    db.prisma.ledgerEntry.count({ where }),
+    db.prisma.ledgerEntry.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: input.limit, skip: input.offset }),
+  ]);
+  const items = rows.map((r): LedgerItem => {
+    const refundOf = r.kind === 'refund' && r.runKey?.endsWith(':refund') ? r.runKey.slice(0, -':refund'.length) : null;
+    return {
+      id: r.id.toString(), created_at: r.createdAt.toISOString(), kind: r.kind, amount: Number(r.amount), balance_after: Number(r.balanceAfter),
+      task_id: r.taskId, subscription_id: r.subscriptionId, note: r.note,
+      reservation: r.runKey && r.kind !== 'refund'
+        ? { key: r.runKey, settlement: (r.settlement as 'kept' | 'refunded' | null) ?? null, settled_at: r.settledAt?.toISOString() ?? null }
+        : null,
+      refund_of: refundOf,
+    };
+  });
+  return { total, items };
+}

@@ -111,6 +111,12 @@ export const usageQuery = z.object({
   date_from: f.day.optional().meta({ description: 'First UTC day (YYYY-MM-DD); default 29 days before date_to. At most 366 days in all, not after date_to (else 40501 `date_from`).' }),
 });
 
+/** GET /v1/appendix/ledger query: the usage range and a page of entries, newest first. */
+export const ledgerQuery = usageQuery.extend({
+  limit: f.optionalTextInteger(1, 1000, 100, 'Entries per page.'),
+  offset: f.optionalTextInteger(0, 2_147_483_647, 0, 'Entries skipped (newest first).'),
+});
+
 /** GET /v1/retail/product/task_get/{id} path. */
 export const taskGetParams = z.object({ id: f.taskId });
 

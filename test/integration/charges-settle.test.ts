@@ -213,6 +213,17 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(money.balance).toBeCloseTo(1 - rates.history, 9);
       expect(money.entries.map((e) => e.kind)).toEqual(['topup', 'charge', 'charge', 'refund']);
       expect(Math.round(money.ledgerSum * 1e6)).toBe(Math.round(money.balance * 1e6));
+
+      // The customer's ledger shows each reservation with its settlement, and what the refund gave back.
+      const res = await fetch(`${app.url}/v1/appendix/ledger`, { headers: { authorization: who.auth } });
+      const page = ((await res.json()) as any).tasks[0].result[0];
+      expect(page.total_count).toBe(4);
+      const [refund, open, kept, topup] = page.items;
+      expect(refund).toMatchObject({ kind: 'refund', amount: rates.history, reservation: null, refund_of: open.reservation.key });
+      expect(open).toMatchObject({ kind: 'charge', amount: -rates.history, reservation: { settlement: 'refunded' } });
+      expect(kept).toMatchObject({ kind: 'charge', reservation: { settlement: 'kept' }, refund_of: null });
+      expect(topup).toMatchObject({ kind: 'topup', amount: 1, balance_after: 1, reservation: null });
+      expect(refund.balance_after).toBeCloseTo(money.balance, 9);
     });
 
     it('a history export is a reservation kept once its last row is sent', async () => {

@@ -44,6 +44,7 @@ const VALID: Record<string, { body?: unknown; query?: Record<string, string>; pa
   'GET /v1/appendix/webhook_deliveries': { query: { limit: '10', kind: 'postback' } },
   'POST /v1/appendix/webhook_deliveries/{event_id}/redeliver': { path: { event_id: randomUUID() } },
   'GET /v1/appendix/usage': { query: { date_from: '2026-01-01', date_to: '2026-01-31' } },
+  'GET /v1/appendix/ledger': { query: { date_from: '2026-01-01', date_to: '2026-01-31', limit: '10', offset: '0' } },
   'POST /v1/appendix/keys': { body: [{ label: 'ci' }] },
   'POST /v1/public/access_request': { body: { email: 'ada@example.com' }, auth: false },
   'GET /v1/retail/product/task_get/{id}': { path: { id: randomUUID() } },
@@ -269,7 +270,7 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
       variables: { window: {} },
     },
     'Mutation.postTasks': {
-      document: 'mutation($tasks: [TaskPostInput!]!) { postTasks(tasks: $tasks) { cost results { statusCode statusMessage } } }',
+      document: 'mutation($tasks: [TaskPostInput!]!, $idempotencyKey: String) { postTasks(tasks: $tasks, idempotencyKey: $idempotencyKey) { cost results { statusCode statusMessage } } }',
       variables: { tasks: [{ asin: ASIN, marketplace: 'com' }] }, names: { postbackUrl: 'postback_url', pingbackUrl: 'pingback_url' },
     },
     'Mutation.addSubscriptions': {

@@ -189,6 +189,30 @@ export const usageReport = z.object({
   totals: z.object(usageTotals),
 }).meta({ id: 'UsageReport', description: 'Requests, tasks and cost (USD) of the range.' });
 
+/** GET /v1/appendix/ledger's result (core/ledger.ts `LedgerItem`, api/services/ledger.ts). */
+export const ledgerPage = z.object({
+  date_from: z.string().meta({ format: 'date' }),
+  date_to: z.string().meta({ format: 'date' }),
+  total_count: count.meta({ description: 'Entries of the range.' }),
+  offset: count,
+  items: z.array(z.object({
+    id: z.string().meta({ description: 'The entry\'s id (increasing).' }),
+    created_at: timestamp,
+    kind: z.enum(['charge', 'refund', 'topup', 'monitoring']),
+    amount: usd.meta({ description: 'USD: negative for charges, positive for refunds and top-ups.' }),
+    balance_after: usd,
+    task_id: z.string().nullable(),
+    subscription_id: z.number().int().nullable(),
+    note: z.string().nullable(),
+    reservation: z.object({
+      key: z.string().meta({ description: '`r:<task id>` (GraphQL analytics field, history export) or `m:<subscription>:<run>:<n>` (monitoring run).' }),
+      settlement: z.enum(['kept', 'refunded']).nullable().meta({ description: 'null while open; the reconciler settles what its request left open.' }),
+      settled_at: timestamp.nullable(),
+    }).nullable().meta({ description: 'A charge taken before its result existed, and how it was settled.' }),
+    refund_of: z.string().nullable().meta({ description: 'On the refund of a reservation: the reservation\'s key.' }),
+  })).meta({ description: 'Newest first.' }),
+}).meta({ id: 'LedgerPage', description: 'The account\'s ledger entries of the range: the balance after each, and every reservation with its settlement.' });
+
 /** A key as POST /v1/appendix/keys returns it: the only place the full key appears. */
 export const createdKey = z.object({
   ...keyListing,

@@ -16,6 +16,7 @@ import { optionalAuth, requireAuth } from '../middleware/auth.js';
 import { createKeys, revokeKey } from '../../services/api-keys.js';
 import type { IntervalCache } from '../../../core/interval-cache.js';
 import { cachedMarketplaceStatuses, type MarketplaceStatusRow } from '../../services/status.js';
+import { ledger } from '../../services/ledger.js';
 import { usage } from '../../services/usage.js';
 import { userData } from '../../services/user-data.js';
 
@@ -45,6 +46,9 @@ export function appendixRoutes(deps: { db: Db }, rateLimits?: AccountRateLimits,
   });
   router.get('/usage', auth, async (ctx) => {
     ctx.body = renderEnvelope(await usage(deps.db, ctx.state.account!, ctx.query), ctx.state.startedAt);
+  });
+  router.get('/ledger', auth, async (ctx) => {
+    ctx.body = renderEnvelope(await ledger(deps.db, ctx.state.account!, ctx.query), ctx.state.startedAt);
   });
   router.post('/keys', auth, async (ctx) => {
     ctx.body = renderEnvelope(await createKeys(deps.db, ctx.state.account!, ctx.request.json), ctx.state.startedAt);

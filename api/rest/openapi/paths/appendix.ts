@@ -2,9 +2,9 @@
  * /openapi.json operations of the appendix endpoints (api-spec.md "Appendix endpoints").
  */
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { keyCreateTask, keyIdParams, taskArrayBody, usageQuery } from '../../../../core/validation/requests.js';
+import { keyCreateTask, keyIdParams, ledgerQuery, taskArrayBody, usageQuery } from '../../../../core/validation/requests.js';
 import { envelopeOf, errorResponse, jsonOk, operation } from '../operations.js';
-import { accountData, createdKey, marketplaceRow, marketplaceStatus, revokedKey, statusCodeRow, usageReport } from '../resources.js';
+import { accountData, createdKey, ledgerPage, marketplaceRow, marketplaceStatus, revokedKey, statusCodeRow, usageReport } from '../resources.js';
 import { STATUS } from '../../../../core/domain/status-codes.js';
 
 const tags = ['appendix'];
@@ -30,6 +30,19 @@ export const appendixPaths: ZodOpenApiPathsObject = {
       query: usageQuery,
       ok: jsonOk('One task whose result holds the usage report.', envelopeOf('UsageResponse', usageReport, [STATUS.OK])),
       responses: { 400: errorResponse([STATUS.INVALID_FIELD], 'A bad date, date_from after date_to or a range over 366 days; the message names the field.') },
+    }),
+  },
+  '/v1/appendix/ledger': {
+    get: operation({
+      operationId: 'ledger',
+      tags,
+      summary: 'Ledger entries and reservations',
+      description: 'Every charge, refund and top-up of the range (UTC days, as usage), newest first, with the balance after it; '
+        + 'a reservation (a charge taken before its result) shows its settlement, a refund the reservation it gave back. Free.',
+      auth: 'required',
+      query: ledgerQuery,
+      ok: jsonOk('One task whose result holds a page of the ledger.', envelopeOf('LedgerResponse', ledgerPage, [STATUS.OK])),
+      responses: { 400: errorResponse([STATUS.INVALID_FIELD], 'A bad date, range, limit or offset; the message names the field.') },
     }),
   },
   '/v1/appendix/keys': {
