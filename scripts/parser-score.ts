@@ -5,6 +5,8 @@
  *   --parser name=path   another tree's worker/parser/index.ts, scored beside this tree's (`now`);
  *                        repeatable, in column order (e.g. before=/tmp/before/worker/parser/index.ts)
  *   --folder NAME        only the pages of one corpus folder (pages, pages-more)
+ *   --labels DIR         pages-more's labels from DIR (`<stem>.expected.json`, `<stem>.v2.json`) instead
+ *                        of the golden folders: one labeller's raw labels, before reconciliation
  *
  * Prints: every field per parser; the overall score per folder, source repository, marketplace and
  * year band per parser; then, for the last parser, every field per marketplace and per year band.
@@ -19,7 +21,7 @@ import {
 } from './golden/score.js';
 
 const { values } = parseArgs({
-  options: { parser: { type: 'string', multiple: true, default: [] }, folder: { type: 'string' } },
+  options: { parser: { type: 'string', multiple: true, default: [] }, folder: { type: 'string' }, labels: { type: 'string' } },
 });
 
 const readers: { name: string; read: PageReader }[] = [];
@@ -30,7 +32,7 @@ for (const spec of values.parser) {
 }
 readers.push({ name: 'now', read: parseProductPage });
 
-const rows = readManifest().filter((r) => values.folder === undefined || r.folder === values.folder);
+const rows = readManifest({ moreLabelsDir: values.labels && path.resolve(values.labels) }).filter((r) => values.folder === undefined || r.folder === values.folder);
 const scores = readers.map((r) => ({ name: r.name, pages: scorePages(rows, r.read) }));
 const names = scores.map((s) => s.name);
 const last = scores.at(-1)!;

@@ -60,8 +60,17 @@ export interface ManifestRow {
 
 const existing = (p: string): string | null => (existsSync(p) ? p : null);
 
+/**
+ * Where pages-more's labels are read from instead of the project's golden folders: a folder of
+ * `<page stem>.expected.json` (v1) and `<page stem>.v2.json` (v2), e.g. one labeller's raw labels
+ * (test/golden/pages-more-labels/<labeller>) scored before they are reconciled.
+ */
+export interface LabelOverride {
+  moreLabelsDir?: string;
+}
+
 /** The rows of one folder's MANIFEST.tsv (none when the folder is absent). Throws on an unknown marketplace. */
-export function readFolder(folder: CorpusFolder): ManifestRow[] {
+export function readFolder(folder: CorpusFolder, override: LabelOverride = {}): ManifestRow[] {
   const manifest = path.join(folder.dir, 'MANIFEST.tsv');
   if (!existsSync(manifest)) return [];
   const [head, ...lines] = readFileSync(manifest, 'utf8').trim().split('\n');
@@ -85,20 +94,21 @@ export function readFolder(folder: CorpusFolder): ManifestRow[] {
       marketplace,
       year: Number.isFinite(year) ? year : null,
       source: at(cells, 'source_repo'),
-      v1Label: existing(path.join(folder.v1LabelsDir, `${stem}.expected.json`)),
-      v2Label: existing(path.join(v2LabelsDir, `${stem}.json`)),
+      ...(folder.name === 'pages-more' && override.moreLabelsDir
+        ? { v1Label: existing(path.join(override.moreLabelsDir, `${stem}.expected.json`)), v2Label: existing(path.join(override.moreLabelsDir, `${stem}.v2.json`)) }
+        : { v1Label: existing(path.join(folder.v1LabelsDir, `${stem}.expected.json`)), v2Label: existing(path.join(v2LabelsDir, `${stem}.json`)) }),
     };
   });
 }
 
 /** Every saved page of every folder, in folder then manifest order. */
-export function readCorpus(): ManifestRow[] {
-  return CORPUS_FOLDERS.flatMap(readFolder);
+export function readCorpus(override: LabelOverride = {}): ManifestRow[] {
+  return CORPUS_FOLDERS.flatMap((folder) => readFolder(folder, override));
 }
 
 /** The labelled development set: the pages with a v1 golden label. */
-export function readManifest(): ManifestRow[] {
-  return readCorpus().filter((r) => r.v1Label !== null);
+export function readManifest(override: LabelOverride = {}): ManifestRow[] {
+  return readCorpus(override).filter((r) => r.v1Label !== null);
 }
 
 /** The year band a page falls in, for the per-year tables. */

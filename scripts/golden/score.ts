@@ -6,8 +6,9 @@
  * (compare-v1.ts `verdict`, compare-v2.ts deep equality).
  */
 import { FIELDS, runPage, type PageReader } from './compare-v1.js';
-import { runLabel, readLabels, V2_FIELDS } from './compare-v2.js';
-import { readCorpus, yearBand, type ManifestRow } from './dev-corpus.js';
+import { readFileSync } from 'node:fs';
+import { runLabel, V2_FIELDS, type Label } from './compare-v2.js';
+import { yearBand, type ManifestRow } from './dev-corpus.js';
 
 /** v1 and v2 field names, v1 first. */
 export const ALL_FIELDS = [...FIELDS, ...V2_FIELDS] as const;
@@ -19,17 +20,16 @@ export interface PageScore {
   exact: Partial<Record<AnyField, boolean>>;
 }
 
-/** Scores every labelled page of `rows` with `read`. */
+/** Scores every labelled page of `rows` with `read` (each row's own v1 and v2 label files). */
 export function scorePages(rows: readonly ManifestRow[], read: PageReader): PageScore[] {
-  const byFile = new Map(readCorpus().map((r) => [r.file, r]));
-  const v2 = new Map(readLabels().map((l) => [l.page, l]));
+  const byFile = new Map(rows.map((r) => [r.file, r]));
   return rows
     .filter((r) => r.v1Label !== null)
     .map((row) => {
       const exact: PageScore['exact'] = {};
       const v1 = runPage(row, read);
       for (const f of FIELDS) if (v1.verdicts[f] !== undefined) exact[f] = v1.verdicts[f] === 'exact';
-      const label = v2.get(row.file);
+      const label = row.v2Label ? (JSON.parse(readFileSync(row.v2Label, 'utf8')) as Label) : null;
       if (label) Object.assign(exact, runLabel(label, byFile, read).exact);
       return { row, exact };
     });

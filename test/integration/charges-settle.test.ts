@@ -218,9 +218,9 @@ for (const database of ['pglite', 'postgres'] as const) {
       const res = await fetch(`${app.url}/v1/appendix/ledger`, { headers: { authorization: who.auth } });
       const page = ((await res.json()) as any).tasks[0].result[0];
       expect(page.total_count).toBe(4);
-      const [refund, open, kept, topup] = page.items;
-      expect(refund).toMatchObject({ kind: 'refund', amount: rates.history, reservation: null, refund_of: open.reservation.key });
-      expect(open).toMatchObject({ kind: 'charge', amount: -rates.history, reservation: { settlement: 'refunded' } });
+      const [refund, reserved, kept, topup] = page.items;
+      expect(refund).toMatchObject({ kind: 'refund', amount: rates.history, reservation: null, refund_of: reserved.reservation.key });
+      expect(reserved).toMatchObject({ kind: 'charge', amount: -rates.history, reservation: { settlement: 'refunded' } });
       expect(kept).toMatchObject({ kind: 'charge', reservation: { settlement: 'kept' }, refund_of: null });
       expect(topup).toMatchObject({ kind: 'topup', amount: 1, balance_after: 1, reservation: null });
       expect(refund.balance_after).toBeCloseTo(money.balance, 9);
