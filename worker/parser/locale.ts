@@ -261,19 +261,54 @@ export const AMAZON_RETAIL_SELLERS: readonly string[] = [
   'amazon media eu s.à r.l.', 'amazon export sales llc', 'amazon us', 'amazon servicos de varejo do brasil ltda',
 ];
 
-/** `#availability` phrases per status (lower-case), checked in this order: back order, pre-order, out of stock, low stock, in stock. */
+/**
+ * `#availability` phrases per status (lower-case, matched anywhere in the line), checked in this order:
+ * back order, pre-order, out of stock, low stock, in stock. Languages: en, de, fr, it, es, pt, ja, nl, pl,
+ * sv, tr. A later status may share words with an earlier one ("Temporarily out of stock" holds "out of
+ * stock", "No disponible" holds "disponible"): the order decides.
+ */
 export const AVAILABILITY_PHRASES = {
-  back_order: ['temporarily out of stock', 'vorübergehend nicht auf lager', 'temporairement en rupture', 'temporaneamente non disponibile', 'temporalmente sin stock', 'temporariamente fora de estoque', '一時的に在庫切れ'],
-  preorder: ['pre-order', 'preorder', 'vorbestellbar', 'précommande', 'preordinalo', 'disponible para reserva', 'pré-venda', 'pré-encomenda', '予約'],
-  out_of_stock: ['currently unavailable', 'derzeit nicht verfügbar', 'actuellement indisponible', 'attualmente non disponibile', 'no disponible', 'não disponível', 'indisponível', 'out of stock', '現在在庫切れ', '在庫切れ'],
-  in_stock: ['in stock', 'auf lager', 'en stock', 'em estoque', 'em stock', 'disponibilità immediata', 'disponibile', '在庫あり'],
+  back_order: [
+    'temporarily out of stock', 'vorübergehend nicht auf lager', 'temporairement en rupture', 'temporaneamente non disponibile',
+    'temporaneamente esaurito', 'temporalmente sin stock', 'temporalmente agotado', 'temporariamente fora de estoque',
+    'temporariamente esgotado', 'temporariamente indisponível', '一時的に在庫切れ', 'tijdelijk niet op voorraad', 'tymczasowo niedostępny',
+    'chwilowo niedostępny', 'tillfälligt slut', 'geçici olarak stokta yok',
+  ],
+  preorder: [
+    'pre-order', 'preorder', 'vorbestellbar', 'erscheint am', 'précommande', 'paraîtra le', 'preordinalo', 'prenotalo', 'disponible para reserva',
+    'saldrá a la venta', 'pré-venda', 'pré-encomenda', 'será lançado', '予約', '発売予定', 'will be released on', 'vooruitbestellen', 'przedsprzedaż',
+    'förbeställ', 'ön sipariş',
+  ],
+  out_of_stock: [
+    'currently unavailable', 'currently not available', 'derzeit nicht verfügbar', 'nicht auf lager', 'actuellement indisponible',
+    'rupture de stock', 'attualmente non disponibile', 'non disponibile', 'no disponible', 'agotado', 'sin stock', 'não disponível',
+    'indisponível', 'esgotado', 'out of stock', '現在お取り扱いできません', '現在在庫切れ', '在庫切れ', 'niet op voorraad',
+    'momenteel niet verkrijgbaar', 'niedostępny', 'inte tillgänglig', 'slut i lager', 'mevcut değil', 'stokta yok',
+  ],
+  in_stock: [
+    'in stock', 'auf lager', 'en stock', 'em estoque', 'em stock', 'disponibilità immediata', 'disponibile', '在庫あり', 'op voorraad',
+    'w magazynie', 'i lager', 'stokta var',
+  ],
 } as const;
+
+/**
+ * A whole `#availability` line (lower-case, without its closing full stop) that says in stock in one
+ * word: "Disponible.", "Verfügbar.", "Disponível". Only the whole line counts: the same word starts
+ * lines that promise a later date ("Disponible dans 1 à 2 semaines").
+ */
+export const IN_STOCK_WHOLE_LINES: readonly string[] = [
+  'available', 'disponible', 'disponível', 'disponibile', 'verfügbar', 'sofort lieferbar', 'auf lager', 'dostępny', 'beschikbaar', 'tillgänglig',
+  'mevcut', '在庫あり', '在庫有り',
+];
 
 /** "Only 3 left in stock" in each language: the first group is the number of units. */
 export const LOW_STOCK_PATTERNS: readonly RegExp[] = [
-  /only (\d+) left in stock/, /nur noch (\d+) (?:auf lager|vorrätig|stück)/, /il ne reste plus que (\d+)/, /s[oó]lo queda\(?n?\)? (\d+)/,
-  /solo (\d+) rimast/, /rimangono solo (\d+)/, /apenas (\d+) (?:em estoque|unidade|restante)/, /restam apenas (\d+)/, /só restam (\d+)/,
-  /残り(\d+)点/,
+  /only (\d+) left in stock/, /nur noch (\d+) (?:auf lager|vorrätig|stück|verfügbar)/, /il ne reste plus que (\d+)/, /plus que (\d+) (?:exemplaire|en stock)/,
+  /s[oó]lo queda\(?n?\)? (\d+)/, /quedan (\d+) (?:en stock|unidad)/,
+  /solo (\d+) rimast/, /rimangono solo (\d+)/, /solo (\d+) (?:pezz|disponibil|con disponibilit)/,
+  /apenas (\d+) (?:em estoque|unidade|restante)/, /restam apenas (\d+)/, /só restam (\d+)/, /s[óo] (\d+) em estoque/,
+  /残り(\d+)点/, /nog (?:maar )?(\d+) (?:op voorraad|beschikbaar)/, /został[ao]? (?:tylko )?(\d+)/, /(?:endast|bara) (\d+) kvar/,
+  /stokta sadece (\d+)/, /son (\d+) (?:adet|ürün)/,
 ];
 
 /** Coupon words (lower-case): a promotion message is a coupon only when it names one. */

@@ -5,7 +5,7 @@
 import type { Availability, AvailabilityStatus, Delivery } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import {
-  AVAILABILITY_PHRASES, DELIVER_TO_PREFIXES, LOW_STOCK_PATTERNS, NO_PLACE_PHRASES, TRAILING_LINK_TEXTS, containsAny,
+  AVAILABILITY_PHRASES, DELIVER_TO_PREFIXES, IN_STOCK_WHOLE_LINES, LOW_STOCK_PATTERNS, NO_PLACE_PHRASES, TRAILING_LINK_TEXTS, containsAny,
 } from './locale.js';
 import { LEGACY_STOCK, featured, otherOffer } from './offer.js';
 import { queryAll } from './query.js';
@@ -34,6 +34,7 @@ export function availabilityStatus(text: string): { status: AvailabilityStatus; 
     }
   }
   if (containsAny(t, AVAILABILITY_PHRASES.in_stock)) return { status: 'in_stock', quantity: null };
+  if (IN_STOCK_WHOLE_LINES.includes(t.trim().replace(/[\s.。!]+$/u, ''))) return { status: 'in_stock', quantity: null };
   return { status: 'unknown', quantity: null };
 }
 
