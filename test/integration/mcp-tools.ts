@@ -130,4 +130,19 @@ export function defineMcpToolTests(stack: () => Stack, connect: (key: string) =>
       await client.close();
     }
   });
+
+  it('counts each tool call against the account\'s requests per minute: over it, 40202 with Retry-After', { timeout: 60_000 }, async () => {
+    const { id, api_key: key } = await createAccount(stack().db, { login: `${login}-rl`, email: `${login}-rl@example.com`, balance: 1 });
+    await stack().db.prisma.account.update({ where: { id }, data: { requestsPerMinute: 2 } });
+    const client = await connect(key);
+    try {
+      expect(await toolCall(client, 'account', {})).toMatchObject({ ok: true });
+      expect(await toolCall(client, 'list_monitors', {})).toMatchObject({ ok: true });
+      const refused = await toolCall(client, 'get_product', { ...product, max_age_minutes: 60 });
+      expect(refused).toMatchObject({ ok: false, error: { status_code: 40202, retry_after_seconds: expect.any(Number) } });
+      expect((await accountMoney(stack().db.prisma, { id })).balance).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
 }
