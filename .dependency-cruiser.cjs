@@ -112,6 +112,24 @@ module.exports = {
       to: { pathNot: '^(dashboard/|node_modules/)' },
     },
     {
+      name: 'mcp-presenter',
+      severity: 'error',
+      comment:
+        'api/mcp is a presenter like REST and GraphQL over the same services: it imports neither of them except the pure ' +
+        'envelope renderer (api/rest/envelope, the stored answer of an idempotency key).',
+      from: { path: '^api/mcp/' },
+      to: { path: '^api/(rest|graphql)/', pathNot: '^api/rest/envelope/' },
+    },
+    {
+      name: 'sdk-standalone',
+      severity: 'error',
+      comment:
+        'clients/typescript is a package of its own, published apart from the service: it imports only itself, Node built-ins ' +
+        'and npm packages (its types come from /openapi.json through src/schema.d.ts).',
+      from: { path: '^clients/' },
+      to: { pathNot: '^(clients/|node_modules/)', dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'server-not-dashboard',
       severity: 'error',
       comment: 'No server folder imports dashboard code; the API serves its build output as files (api/dashboard-routes.ts).',

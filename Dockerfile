@@ -4,6 +4,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The SDK is an npm workspace of the root package: npm ci needs its manifest.
+COPY clients/typescript/package.json ./clients/typescript/
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev

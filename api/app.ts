@@ -18,6 +18,7 @@ import { analyticsRoutes } from './rest/routes/analytics.routes.js';
 import { appendixRoutes } from './rest/routes/appendix.routes.js';
 import { dashboardRoutes } from './dashboard-routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
+import { mcpRoutes } from './mcp/http.js';
 import { monitoringRoutes } from './rest/routes/monitoring.routes.js';
 import { openapiRoutes } from './rest/routes/openapi.routes.js';
 import { productRoutes } from './rest/routes/product.routes.js';
@@ -63,6 +64,9 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }
   app.use(graphqlRoutes(deps, rateLimits, statuses).routes());
+  const mcp = mcpRoutes({ ...deps, rateLimits });
+  app.use(mcp.routes());
+  app.use(mcp.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   app.on('error', (error) => deps.logger.error({ err: error }, 'koa error'));
   return app;
 }

@@ -2,7 +2,8 @@
  * `npm run bench [-- <part>...] [--db pglite|postgres|both] [--write]`: every benchmark in turn,
  * each in its own process and, for the parts that run the service, once per database (PGlite, the
  * embedded default, and a scratch database on the real PostgreSQL at DATABASE_URL_TEST, default
- * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, graphql, api, live, throughput,
+ * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, graphql, api, live, mcp (bench/mcp.ts: get_product
+ * over /mcp beside REST live's cache hit), throughput,
  * floor (bench/floor-compare.ts: the service beside a puppeteer script and HTTP GET + parse5), history,
  * soak (bench/soak.ts, only when named: service RSS over BENCH_SOAK_MINUTES of saturated reads, default 30, split by heaps, parse threads, WASM and native memory), stats, bulk, proxies (default: all; parser, graphql and proxies run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
  * run, the target and PASS/MISS. `--write` also puts that table into BENCHMARKS.md.
@@ -14,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DB_KINDS, DB_LABEL, dbKindsFromArgs, fmt, machineDescription, printHeader, targetText, verdict, type BenchResult, type DbKind } from './machine.js';
 
-const PARTS = ['parser', 'graphql', 'api', 'live', 'throughput', 'floor', 'history', 'stats', 'bulk', 'proxies', 'soak'] as const;
+const PARTS = ['parser', 'graphql', 'api', 'live', 'mcp', 'throughput', 'floor', 'history', 'stats', 'bulk', 'proxies', 'soak'] as const;
 /** Parts run only when named (`npm run bench -- soak`): the soak takes 30 minutes per database by default. */
 const ON_REQUEST: readonly Part[] = ['soak'];
 type Part = (typeof PARTS)[number];

@@ -96,6 +96,8 @@ export const configSchema = z.object({
     .describe('TCP port of the API (REST, GraphQL, /openapi.json, /docs).'),
   DATABASE_URL: optionalString
     .describe('PostgreSQL URL; unset → embedded PGlite served on a local socket, data in DATA_DIR.'),
+  RDA_API_KEY: optionalString
+    .describe('API key of the stdio MCP server (`npm run mcp`): every tool call is that account\'s, authenticated as a Bearer key.'),
   TEMPORAL_ADDRESS: optionalString
     .describe('Temporal frontend `host:port`; unset → the Temporal CLI dev server is started.'),
   TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default')

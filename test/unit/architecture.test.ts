@@ -12,11 +12,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The folders cruised: every folder of TypeScript the repository holds. */
-const FOLDERS = ['api', 'core', 'worker', 'workflows', 'bench', 'replay', 'scripts', 'test', 'dashboard'];
+const FOLDERS = ['api', 'core', 'worker', 'workflows', 'bench', 'replay', 'scripts', 'test', 'dashboard', 'clients'];
 /** The rules docs/architecture.md describes; each must be in the configuration. */
 const RULES = [
   'no-circular', 'core-domain-pure', 'workflows-deterministic', 'core-not-presentation', 'rest-and-graphql-independent', 'services-not-presentation',
   'api-not-worker', 'worker-not-api', 'db-made-in-core-db', 'parser-no-browser', 'bench-not-test', 'source-not-test', 'dashboard-standalone', 'server-not-dashboard',
+  'mcp-presenter', 'sdk-standalone',
 ];
 
 /** `rule: from → to` (a cycle as its whole path), one violation per line. */

@@ -9,6 +9,7 @@ import { SECURITY_SCHEMES } from './operations.js';
 import { analyticsPaths } from './paths/analytics.js';
 import { appendixPaths } from './paths/appendix.js';
 import { graphqlPaths } from './paths/graphql.js';
+import { mcpPaths } from './paths/mcp.js';
 import { monitoringPaths } from './paths/monitoring.js';
 import { productPaths } from './paths/product.js';
 import { publicPaths } from './paths/public.js';
@@ -43,6 +44,7 @@ const TAGS = [
   { name: 'public', description: 'Without authentication: access requests and the credentials link.' },
   { name: 'system', description: 'Liveness, readiness and metrics.' },
   { name: 'graphql', description: 'The same service over GraphQL.' },
+  { name: 'mcp', description: 'The same services as tools of the Model Context Protocol, for agents.' },
   { name: 'reference', description: 'This document and its rendered page.' },
 ];
 
@@ -56,7 +58,7 @@ export function createOpenApiDocument(options: { serverUrl?: string } = {}): Ope
     info: { title: 'Retail Product Data API', version: API_VERSION, description: DESCRIPTION },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl.replace(/\/+$/, '') }] } : {}),
     tags: TAGS,
-    paths: { ...productPaths, ...analyticsPaths, ...monitoringPaths, ...appendixPaths, ...webhookLogPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...referencePaths },
+    paths: { ...productPaths, ...analyticsPaths, ...monitoringPaths, ...appendixPaths, ...webhookLogPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...mcpPaths, ...referencePaths },
     components: { securitySchemes: SECURITY_SCHEMES },
   };
   return createDocument(document);
