@@ -5,19 +5,17 @@
  * the call stands for. So a key first used by get_product and sent again to POST live with the
  * same element replays the same task, and the reverse; the stored answer is the REST envelope.
  */
-import { createHash } from 'node:crypto';
 import type { AuthAccount } from '../../core/authentication.js';
 import type { Db } from '../../core/db/db.js';
 import { asStatusCode } from '../../core/domain/status-codes.js';
 import { batchOutcome, taskOutcome, type BatchOutcome } from '../../core/domain/outcomes.js';
-import { DomainError } from '../../core/errors.js';
-import { completeIdempotentRequest, releaseIdempotencyKey, reserveIdempotencyKey } from '../../core/idempotency.js';
+import { ChargedFailure, DomainError } from '../../core/errors.js';
+import {
+  IDEMPOTENCY_KEY_PATTERN, completeIdempotentRequest, idempotencyRequestHash, releaseIdempotencyKey, reserveIdempotencyKey,
+} from '../../core/idempotency.js';
 import type { Logger } from '../../core/logger.js';
 import type { AccountRateLimits } from '../../core/rate-limits.js';
 import { renderEnvelope, type Envelope } from '../rest/envelope/envelope.js';
-
-/** A key: 1 to 255 visible ASCII characters, as the REST header's. */
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The outcome of a call and whether it is the replay of an earlier one (charged nothing, metered without tasks). */
 export interface IdempotentOutcome {
@@ -36,7 +34,8 @@ function outcomeOf(text: string): BatchOutcome {
  * Runs `answer()` at most once per account and key (see the module comment).
  * @throws DomainError 40501 `idempotency_key` for a key that is not 1–255 visible ASCII characters;
  *   40000 when the key was used with another call, or while its first call is still running;
- *   whatever `answer()` throws (the key is then freed, as REST frees it)
+ *   whatever `answer()` throws (the key is then freed, as REST frees it, unless it is a
+ *   ChargedFailure)
  */
 export async function runIdempotently(
   deps: { db: Db; logger: Logger; rateLimits: AccountRateLimits },
@@ -44,9 +43,9 @@ export async function runIdempotently(
   call: { endpoint: string; key: unknown; tasks: number; body: unknown },
   answer: () => Promise<BatchOutcome>,
 ): Promise<IdempotentOutcome> {
-  if (typeof call.key !== 'string' || !KEY_PATTERN.test(call.key)) throw DomainError.invalidField('idempotency_key');
+  if (typeof call.key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(call.key)) throw DomainError.invalidField('idempotency_key');
   const ids = { accountId: account.id, key: call.key };
-  const requestHash = createHash('sha256').update(`${call.endpoint}\n${JSON.stringify(call.body)}`).digest('hex');
+  const requestHash = idempotencyRequestHash(call.endpoint, call.body);
   const found = await reserveIdempotencyKey(deps.db, { ...ids, requestHash });
   if (found.kind === 'mismatch') throw new DomainError('BAD_REQUEST', { message: 'Bad Request. This idempotency_key was already used with another request (endpoint or body) in the last 24 hours.' });
   if (found.kind === 'in_progress') throw new DomainError('BAD_REQUEST', { message: 'Bad Request. A request with this idempotency_key is still being answered; retry shortly.', retryAfterSeconds: 1 });
@@ -58,7 +57,10 @@ export async function runIdempotently(
   try {
     outcome = await answer();
   } catch (error) {
-    await releaseIdempotencyKey(deps.db, ids).catch((err: unknown) => deps.logger.error({ err, key: call.key }, 'could not free an idempotency_key'));
+    // A call that failed after something was charged keeps its key (a retry must not pay again).
+    if (!(error instanceof ChargedFailure)) {
+      await releaseIdempotencyKey(deps.db, ids).catch((err: unknown) => deps.logger.error({ err, key: call.key }, 'could not free an idempotency_key'));
+    }
     throw error;
   }
   try {

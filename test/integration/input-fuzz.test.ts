@@ -156,7 +156,9 @@ afterAll(async () => {
 });
 
 describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL)', () => {
-  const targets = restTargets(createOpenApiDocument());
+  // /mcp speaks JSON-RPC, not the REST envelope: its tools' hostile input (NUL, 1 MB strings) is
+  // tested with the official MCP client in test/integration/mcp-tools.ts ("refuses as the REST call does").
+  const targets = restTargets(createOpenApiDocument()).filter((t) => t.operation !== 'POST /mcp');
 
   it('knows a valid request of every REST operation with string input', () => {
     expect(targets.length).toBeGreaterThan(20);

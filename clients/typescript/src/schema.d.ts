@@ -260,6 +260,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/appendix/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ledger entries and reservations
+         * @description Every charge, refund and top-up of the range (UTC days, as usage), newest first, with the balance after it; a reservation (a charge taken before its result) shows its settlement, a refund the reservation it gave back. Free.
+         */
+        get: operations["ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/appendix/keys": {
         parameters: {
             query?: never;
@@ -1881,6 +1901,92 @@ export interface components {
                 cost: number;
             };
         };
+        LedgerResponse: {
+            /**
+             * @description API version of the envelope.
+             * @example 0.1.0
+             */
+            version: string;
+            /**
+             * @description Request-level code (see GET /v1/appendix/errors).
+             * @example 20000
+             */
+            status_code: number;
+            /** @example Ok. */
+            status_message: string;
+            /**
+             * @description Elapsed time.
+             * @example 0.0123 sec.
+             */
+            time: string;
+            /** @description USD charged for the whole request. */
+            cost: number;
+            tasks_count: number;
+            /** @description Tasks whose status_code is 40000 or above. */
+            tasks_error: number;
+            tasks: {
+                /** @description Task id: a UUID whose first 8 characters are the UTC MMDDHHmm of creation. */
+                id: string;
+                /** @description Task-level code: 20000 Ok. */
+                status_code: number;
+                status_message: string;
+                /**
+                 * @description Elapsed time.
+                 * @example 0.0123 sec.
+                 */
+                time: string;
+                /** @description USD charged for this task. */
+                cost: number;
+                result_count: number;
+                /** @description Path segments of the endpoint. */
+                path: string[];
+                /** @description The task as received, plus `api` and `function`. */
+                data: {
+                    [key: string]: unknown;
+                };
+                /** @description Null when the task failed or is not finished. */
+                result: components["schemas"]["LedgerPage"][] | null;
+            }[];
+        };
+        /** @description The account's ledger entries of the range: the balance after each, and every reservation with its settlement. */
+        LedgerPage: {
+            /** Format: date */
+            date_from: string;
+            /** Format: date */
+            date_to: string;
+            /** @description Entries of the range. */
+            total_count: number;
+            offset: number;
+            /** @description Newest first. */
+            items: {
+                /** @description The entry's id (increasing). */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-31T15:30:00.000Z
+                 */
+                created_at: string;
+                /** @enum {string} */
+                kind: "charge" | "refund" | "topup" | "monitoring";
+                /** @description USD: negative for charges, positive for refunds and top-ups. */
+                amount: number;
+                /** @description USD. */
+                balance_after: number;
+                task_id: string | null;
+                subscription_id: number | null;
+                note: string | null;
+                /** @description A charge taken before its result existed, and how it was settled. */
+                reservation: {
+                    /** @description `r:<task id>` (GraphQL analytics field, history export) or `m:<subscription>:<run>:<n>` (monitoring run). */
+                    key: string;
+                    /** @description null while open; the reconciler settles what its request left open. */
+                    settlement: ("kept" | "refunded") | null;
+                    settled_at: string | null;
+                } | null;
+                /** @description On the refund of a reservation: the reservation's key. */
+                refund_of: string | null;
+            }[];
+        };
         CreateKeysResponse: {
             /**
              * @description API version of the envelope.
@@ -3498,6 +3604,73 @@ export interface operations {
                 };
             };
             /** @description 40501 Invalid field: `<name>`. A bad date, date_from after date_to or a range over 366 days; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 Authentication failed. · 40101 API key revoked. · 40102 Account disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40202 Rate limit exceeded. Per-account requests or tasks per minute exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 Internal error. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ledger: {
+        parameters: {
+            query?: {
+                /** @description Last UTC day of the range (YYYY-MM-DD); default today. */
+                date_to?: string;
+                /** @description First UTC day (YYYY-MM-DD); default 29 days before date_to. At most 366 days in all, not after date_to (else 40501 `date_from`). */
+                date_from?: string;
+                /** @description Entries per page. */
+                limit?: number;
+                /** @description Entries skipped (newest first). */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One task whose result holds a page of the ledger. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerResponse"];
+                };
+            };
+            /** @description 40501 Invalid field: `<name>`. A bad date, range, limit or offset; the message names the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
