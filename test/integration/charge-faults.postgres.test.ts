@@ -1,0 +1,426 @@
+/**
+ * Every charged surface at once under faults: 1,000 mixed charged calls from a few accounts, 8 at
+ * a time, against one real API process (`node --import tsx api/server.ts`, configured only through
+ * its environment) on a scratch PostgreSQL database and a Temporal dev server, while
+ * - statements fail: a trigger on `tasks` and `ledger_entries` refuses about 3% of their INSERT
+ *   statements (a real error inside the charge's own statement, or inside a refund's);
+ * - the API process group is SIGKILLed at random moments (4 times) and started again: calls in
+ *   flight then get no answer.
+ * The calls: REST task_post (JSON, with and without an Idempotency-Key, some retried with the same
+ * key), bulk task_post (a small CSV with a key, some retried), POST history, POST stats, GET
+ * history/export (read to the end or dropped midway), GraphQL `postTasks` (with `idempotencyKey`,
+ * some retried) and GraphQL `product { stats }`. Every answer the client got is recorded.
+ *
+ * Afterwards (trigger dropped, the API stopped so that nothing is in flight) the reconcilers run as
+ * their schedule would, the read reservations' bound shortened to 0 (`reconcileReadReservations`
+ * { boundMs: 0 }). `reconcileTasks` runs as it is, but its grace (RECONCILE_GRACE_MS, 2 minutes)
+ * is longer than the run, so it finds nothing to do here: what this test asserts does not depend
+ * on it (a charged task it would start or refund is charged either way, and a refund it writes
+ * keeps ledger and balance equal). Then, for every account:
+ * 1. the sum of its ledger equals its balance;
+ * 2. no reservation (a ledger entry with a run_key, other than a refund) is left unsettled;
+ * 3. no result without a charge: each task id answered 20100 (task_post, postTasks, each accepted
+ *    bulk row) and each history/stats element answered 20000 has its charge entry; each export read
+ *    to its end has a kept reservation of its X-Cost; each answered `product` field a kept one;
+ * 4. a retried call never paid twice: at most one charge entry per task id.
+ *
+ * No worker runs: tasks wait in Temporal, so no Chromium is needed and nothing is refunded by a read.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import getPort from 'get-port';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createAccount, setLimits } from '../../api/admin/accounts.js';
+import { loadConfig } from '../../core/config.js';
+import { applyMigrations } from '../../core/db/migrator.js';
+import { createDb, type Db } from '../../core/db/db.js';
+import { createLogger } from '../../core/logger.js';
+import { reconcileReadReservations } from '../../core/reservations.js';
+import { reconcileTasks } from '../../core/task-reconciler.js';
+import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
+import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
+import { createScratchDatabase } from '../support/env.js';
+import { waitFor } from '../support/http.js';
+import { storeRows, type FlatRow } from '../support/observations.js';
+import { describeNeeding, postgres } from '../support/prerequisites.js';
+import { spawnNodeEntry, type ServiceProcess } from '../support/processes.js';
+
+const CALLS = 1_000;
+const CONCURRENCY = 8;
+const KILLS = 4;
+const ACCOUNTS = 3;
+const OPENING_BALANCE = 100;
+/** Probability that an INSERT statement on tasks or ledger_entries fails while the faults are on. */
+const FAULT_PROBABILITY = 0.03;
+/** Probability that a keyed call is sent again with the same key right after its first answer. */
+const RETRY_PROBABILITY = 0.3;
+const CALL_TIMEOUT_MS = 30_000;
+const SEED = 41;
+
+/** Products with stored observations (rows each); the largest exports in two elements (EXPORT_PAGE 1,000). */
+const PRODUCTS = [
+  { asin: 'B0FAULT001', rows: 3 },
+  { asin: 'B0FAULT002', rows: 12 },
+  { asin: 'B0FAULT003', rows: 60 },
+  { asin: 'B0FAULT004', rows: 1_200 },
+];
+
+const KINDS = ['task_post', 'task_post_keyed', 'bulk', 'history', 'stats', 'export', 'gql_post', 'gql_stats'] as const;
+type Kind = (typeof KINDS)[number];
+
+/** A small seeded PRNG (mulberry32): the same calls, keys and kill points on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One call as sent and what came back (`status` null: no answer, the connection failed). */
+interface Answer {
+  kind: Kind;
+  account: number;
+  key: string | null;
+  retry: boolean;
+  status: number | null;
+  body: any;
+  /** Exports: the X-Cost header, and whether the body was read to its end. */
+  xCost?: number;
+  complete?: boolean;
+}
+
+describeNeeding([await postgres()], 'charges under random statement failures and API process kills', () => {
+  let workDir = '';
+  const taskQueue = `faults-${randomUUID().slice(0, 8)}`;
+  let keepLogs = false;
+  let scratch: { url: string; drop(): Promise<void> } | undefined;
+  let db: Db | undefined;
+  let temporal: TemporalDevServer | undefined;
+  let api: ServiceProcess | undefined;
+  const apis: ServiceProcess[] = [];
+  let apiUrl = '';
+  let apiEnv: Record<string, string> = {};
+  const accounts: { id: number; auth: string }[] = [];
+  const answers: Answer[] = [];
+  const kills: { atCall: number; inFlight: number }[] = [];
+  let started = Date.now();
+  let runSeconds = 0;
+
+  const logger = createLogger('silent');
+  const outputs = () => apis.map((p) => `--- ${p.name} (pid ${p.pid}) ---\n${p.tail(15)}`).join('\n');
+
+  async function startApi(name: string): Promise<void> {
+    const child = spawnNodeEntry({ name, entry: 'api/server.ts', env: apiEnv, logFile: path.join(workDir, `${name}.log`) });
+    apis.push(child);
+    api = child;
+    await waitFor(async () => {
+      if (child.hasExited()) throw new Error(`${name} exited at start:\n${child.tail()}`);
+      return (await fetch(`${apiUrl}/ready`).then((r) => r.status, () => 0)) === 200;
+    }, 120_000, 200);
+  }
+
+  beforeEach(({ onTestFailed }) => onTestFailed(() => { keepLogs = true; }));
+
+  beforeAll(async () => {
+    started = Date.now();
+    workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-faults-'));
+    scratch = await createScratchDatabase();
+    await applyMigrations(scratch.url);
+    db = createDb(scratch.url, 4);
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const login = `faults${i}`;
+      const account = await createAccount(db, { login, email: `${login}@example.com`, balance: OPENING_BALANCE });
+      // Rate limits are not what is tested: 1,000 calls within a minute or two must not be refused.
+      await setLimits(db, { login, requestsPerMinute: 1_000_000, tasksPerMinute: 1_000_000 });
+      accounts.push({ id: account.id, auth: `Bearer ${account.api_key}` });
+    }
+    const now = Date.now();
+    const rows: FlatRow[] = PRODUCTS.flatMap(({ asin, rows: n }) => Array.from({ length: n }, (_, i) => ({
+      asin, marketplace: 'com', observedAt: new Date(now - (i + 1) * 3_600_000), status: 'ok', url: `https://www.amazon.com/dp/${asin}`,
+      title: `Fault product ${asin}`, priceAmount: (10 + (i % 7)).toFixed(2), priceCurrency: 'USD', bsrRank: 100 + i, parserVersion: 'test',
+    })));
+    await storeRows(db, rows);
+    temporal = await startTemporalDevServer({ uiPort: false, logFile: path.join(workDir, 'temporal.log') });
+    const port = await getPort();
+    apiUrl = `http://127.0.0.1:${port}`;
+    apiEnv = {
+      DATABASE_URL: scratch.url,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATA_DIR: path.join(workDir, 'data'),
+      // Tasks are posted, never completed from a stored observation within the request.
+      REUSE_WINDOW: '0s',
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      ...(process.env.TEMPORAL_CLI_PATH ? { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH } : {}),
+    };
+    await startApi('api-1');
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all(apis.map((p) => p.stop(10_000)));
+    await db?.prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS inject_fault ON tasks').catch(() => undefined);
+    await db?.prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS inject_fault ON ledger_entries').catch(() => undefined);
+    await temporal?.stop();
+    await db?.close();
+    await scratch?.drop();
+    if (keepLogs) console.warn(`charge-faults test: logs kept in ${workDir}`);
+    else if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+    console.info(`charge-faults test: ${((Date.now() - started) / 1000).toFixed(0)} s from setup to teardown, ${runSeconds.toFixed(0)} s of calls`);
+  }, 120_000);
+
+  /** One HTTP call; null when no answer came (connection refused or cut, or the call timed out). */
+  async function send(method: string, route: string, auth: string, body?: string, headers: Record<string, string> = {}) {
+    try {
+      const res = await fetch(apiUrl + route, { method, headers: { authorization: auth, ...headers }, body, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+      return { status: res.status, body: parsed as any };
+    } catch {
+      return { status: null, body: null };
+    }
+  }
+
+  /** The calls of one kind: `key` is the idempotency key a keyed call sends (the same on its retry). */
+  async function call(kind: Kind, account: { id: number; auth: string }, n: number, key: string, random: () => number): Promise<Omit<Answer, 'kind' | 'account' | 'key' | 'retry'>> {
+    const product = PRODUCTS[Math.floor(random() * PRODUCTS.length)]!;
+    const json = { 'content-type': 'application/json' };
+    const elements = (count: number) => Array.from({ length: count }, (_, i) => ({ asin: PRODUCTS[(n + i) % PRODUCTS.length]!.asin, marketplace: 'com', tag: `c${n}-${i}` }));
+    switch (kind) {
+      case 'task_post':
+        return send('POST', '/v1/retail/product/task_post', account.auth, JSON.stringify(elements(1 + (n % 3))), json);
+      case 'task_post_keyed':
+        return send('POST', '/v1/retail/product/task_post', account.auth, JSON.stringify(elements(1 + (n % 3))), { ...json, 'idempotency-key': key });
+      case 'bulk': {
+        const csv = ['asin,marketplace,tag', ...elements(3 + (n % 4)).map((e) => `${e.asin},com,${e.tag}`)].join('\n');
+        return send('POST', '/v1/retail/product/task_post', account.auth, csv, { 'content-type': 'text/csv', 'idempotency-key': key });
+      }
+      case 'history':
+        return send('POST', '/v1/retail/product/history', account.auth, JSON.stringify(elements(1 + (n % 2)).map(({ asin, marketplace }) => ({ asin, marketplace }))), json);
+      case 'stats':
+        return send('POST', '/v1/retail/product/stats', account.auth, JSON.stringify(elements(1 + (n % 2)).map(({ asin, marketplace }) => ({ asin, marketplace }))), json);
+      case 'gql_post': {
+        const query = 'mutation($t: [TaskPostInput!]!, $k: String) { postTasks(tasks: $t, idempotencyKey: $k) { cost results { id statusCode cost } } }';
+        return send('POST', '/graphql', account.auth, JSON.stringify({ query, variables: { t: elements(1 + (n % 2)), k: key } }), json);
+      }
+      case 'gql_stats': {
+        const query = `{ product(asin: "${product.asin}", marketplace: "com") { cost stats { observations } } }`;
+        return send('POST', '/graphql', account.auth, JSON.stringify({ query }), json);
+      }
+      case 'export': {
+        const abandon = random() < 0.4;
+        try {
+          const format = random() < 0.5 ? 'csv' : 'jsonl';
+          const res = await fetch(`${apiUrl}/v1/retail/product/history/export?asin=${product.asin}&marketplace=com&format=${format}`, {
+            headers: { authorization: account.auth }, signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+          });
+          const xCost = Number(res.headers.get('x-cost') ?? 0);
+          if (res.status !== 200) return { status: res.status, body: await res.text().catch(() => null), xCost, complete: false };
+          if (abandon) {
+            // Read one chunk and drop the rest: the client went away midway.
+            const reader = res.body!.getReader();
+            await reader.read();
+            await reader.cancel();
+            return { status: 200, body: null, xCost, complete: false };
+          }
+          const text = await res.text();
+          return { status: 200, body: null, xCost, complete: text.length > 0 };
+        } catch {
+          return { status: null, body: null };
+        }
+      }
+    }
+  }
+
+  it(`answers ${CALLS} mixed charged calls while statements fail and the API process is killed ${KILLS} times`, async () => {
+    const random = prng(SEED);
+    // Kill points: call numbers spread over the run, each fired a moment after that call starts.
+    const killAt = Array.from({ length: KILLS }, (_, i) => Math.floor(((i + 0.5 + (random() - 0.5) * 0.6) * CALLS) / KILLS)).sort((a, b) => a - b);
+    await db!.prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION inject_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF random() < ${FAULT_PROBABILITY} THEN RAISE EXCEPTION 'injected fault on %', TG_TABLE_NAME; END IF; RETURN NULL; END $$`);
+    for (const table of ['tasks', 'ledger_entries']) {
+      await db!.prisma.$executeRawUnsafe(`CREATE TRIGGER inject_fault BEFORE INSERT ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION inject_fault()`);
+    }
+
+    let next = 0;
+    let inFlight = 0;
+    /** Resolved while the API is up; calls wait on it, so only calls in flight at a kill go unanswered. */
+    let up: Promise<void> = Promise.resolve();
+    const killing: Promise<void>[] = [];
+    const kill = async (atCall: number) => {
+      let restarted!: () => void;
+      up = new Promise((resolve) => { restarted = resolve; });
+      const victim = api!;
+      kills.push({ atCall, inFlight });
+      victim.signalGroup('SIGKILL');
+      const exit = await victim.exited;
+      expect(exit.signal).toBe('SIGKILL');
+      await startApi(`api-${apis.length + 1}`);
+      restarted();
+    };
+
+    const runStarted = Date.now();
+    const lane = async () => {
+      while (next < CALLS) {
+        await up;
+        const n = next++;
+        if (n === killAt[killing.length]) {
+          // Fired after a short seeded delay, while this call and others are in flight.
+          const delay = 20 + Math.floor(random() * 200);
+          killing.push(new Promise((resolve) => setTimeout(resolve, delay)).then(() => kill(n)));
+        }
+        const kind = KINDS[Math.floor(random() * KINDS.length)]!;
+        const who = Math.floor(random() * ACCOUNTS);
+        const keyed = ['task_post_keyed', 'bulk', 'gql_post'].includes(kind);
+        const key = keyed ? `${kind}-${n}` : null;
+        const retries = keyed && random() < RETRY_PROBABILITY ? 1 : 0;
+        const seed = Math.floor(random() * 2 ** 32);
+        for (let attempt = 0; attempt <= retries; attempt++) {
+          if (attempt > 0) await up;
+          inFlight++;
+          // The same random choices on a retry: the same request.
+          const answer = await call(kind, accounts[who]!, n, key ?? '', prng(seed)).finally(() => { inFlight--; });
+          answers.push({ kind, account: who, key, retry: attempt > 0, ...answer });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, () => lane()));
+    await Promise.all(killing);
+    runSeconds = (Date.now() - runStarted) / 1000;
+
+    for (const table of ['tasks', 'ledger_entries']) await db!.prisma.$executeRawUnsafe(`DROP TRIGGER inject_fault ON ${table}`);
+    // Nothing in flight any more: the API stops (an abandoned export's stream ends with it).
+    const stop = await api!.stop(15_000);
+    expect(stop.graceful, outputs()).toBe(true);
+
+    const byStatus = new Map<string, number>();
+    for (const a of answers) byStatus.set(`${a.kind} ${a.status ?? 'no answer'}`, (byStatus.get(`${a.kind} ${a.status ?? 'no answer'}`) ?? 0) + 1);
+    console.info(`charge-faults test: ${answers.length} calls in ${runSeconds.toFixed(0)} s; kills at calls ${kills.map((k) => `${k.atCall} (${k.inFlight} in flight)`).join(', ')}; ` +
+      `answers ${JSON.stringify(Object.fromEntries([...byStatus].sort()))}`);
+    expect(kills).toHaveLength(KILLS);
+    expect(answers.length).toBeGreaterThanOrEqual(CALLS);
+    // The faults were felt: some calls got no answer, some statements failed (a 50000 somewhere).
+    expect(answers.filter((a) => a.status === null).length).toBeGreaterThan(0);
+    expect(JSON.stringify(answers.map((a) => a.body))).toContain('50000');
+  }, 600_000);
+
+  it('the reconcilers settle what the faults left open', async () => {
+    const reads = [];
+    for (let round = 0; round < 10; round++) {
+      const report = await reconcileReadReservations({ db: db!, logger }, { boundMs: 0 });
+      reads.push(report);
+      expect(report.errors).toBe(0);
+      if (report.checked === 0) break;
+    }
+    const config = loadConfig({ DATABASE_URL: scratch!.url, TEMPORAL_ADDRESS: temporal!.address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: taskQueue });
+    const connection = await Connection.connect({ address: temporal!.address });
+    try {
+      const workflows = temporalTaskLauncher(new Client({ connection, namespace: 'default' }), config);
+      const tasks = await reconcileTasks({ db: db!, workflows, logger, liveBudgetMs: config.LIVE_BUDGET });
+      expect(tasks.errors).toBe(0);
+      console.info(`charge-faults test: read reservations reconciled ${JSON.stringify(reads)}; task reconciler ${JSON.stringify(tasks)}`);
+    } finally {
+      await connection.close();
+    }
+  }, 120_000);
+
+  it('every ledger sums to its balance, every reservation is settled, every result answered is charged, once', async () => {
+    const prisma = db!.prisma;
+    for (const [i, account] of accounts.entries()) {
+      const row = await prisma.account.findUniqueOrThrow({ where: { id: account.id }, select: { balance: true } });
+      const entries = await prisma.ledgerEntry.findMany({ where: { accountId: account.id }, select: { amount: true } });
+      const sum = entries.reduce((s, e) => s + Math.round(Number(e.amount) * 1e6), 0);
+      expect(Math.round(Number(row.balance) * 1e6), `account ${i}: ledger sum vs balance`).toBe(sum);
+      expect(Number(row.balance)).toBeLessThan(OPENING_BALANCE);
+    }
+
+    const open = await prisma.$queryRawUnsafe<{ run_key: string }[]>(
+      `SELECT run_key FROM ledger_entries WHERE run_key IS NOT NULL AND kind <> 'refund' AND settlement IS NULL`);
+    expect(open.map((r) => r.run_key), 'reservations left open').toEqual([]);
+    // A refunded reservation has exactly one refund entry, a kept one none.
+    const refundMismatch = await prisma.$queryRawUnsafe<{ run_key: string }[]>(
+      `SELECT r.run_key FROM ledger_entries r LEFT JOIN ledger_entries f ON f.run_key = r.run_key || ':refund'
+        WHERE r.run_key IS NOT NULL AND r.kind <> 'refund'
+        GROUP BY r.run_key, r.settlement HAVING count(f.id) <> CASE WHEN r.settlement = 'refunded' THEN 1 ELSE 0 END`);
+    expect(refundMismatch, 'reservations whose refunds do not match their settlement').toEqual([]);
+
+    // (4) At most one charge per task id, whatever was retried.
+    const twice = await prisma.$queryRawUnsafe<{ task_id: string; n: number }[]>(
+      `SELECT task_id::text, count(*)::int AS n FROM ledger_entries WHERE kind = 'charge' AND task_id IS NOT NULL GROUP BY task_id HAVING count(*) > 1`);
+    expect(twice, 'task ids charged more than once').toEqual([]);
+
+    // (3) No result without a charge.
+    const charges = await prisma.$queryRawUnsafe<{ account_id: number; task_id: string | null; amount: string; note: string | null; run_key: string | null; settlement: string | null }[]>(
+      `SELECT account_id, task_id::text, amount::text, note, run_key, settlement FROM ledger_entries WHERE kind = 'charge'`);
+    const chargedTasks = new Map(charges.filter((c) => c.task_id).map((c) => [c.task_id!, c]));
+    const expectCharged = (id: string, what: string, account: number) => {
+      const charge = chargedTasks.get(id);
+      expect(charge, `${what}: ${id} was answered but has no charge`).toBeDefined();
+      expect(charge!.account_id).toBe(accounts[account]!.id);
+      // A reservation answered must have been kept, not refunded.
+      if (charge!.run_key) expect(charge!.settlement, `${what}: ${id}`).toBe('kept');
+    };
+    const counted = new Map<string, number>();
+    const count = (what: string) => counted.set(what, (counted.get(what) ?? 0) + 1);
+    const exportsRead: { account: number; cost: number }[] = [];
+    const productsAnswered = new Map<number, number>();
+    for (const a of answers) {
+      if (a.status === null) continue;
+      if (a.kind === 'task_post' || a.kind === 'task_post_keyed' || a.kind === 'history' || a.kind === 'stats') {
+        const code = a.kind.startsWith('task_post') ? 20100 : 20000;
+        for (const task of (a.body?.tasks ?? []) as { id: string; status_code: number; cost: number }[]) {
+          if (task.status_code !== code) continue;
+          expect(task.cost).toBeGreaterThan(0);
+          expectCharged(task.id, a.kind, a.account);
+          count(a.kind);
+        }
+      } else if (a.kind === 'bulk') {
+        const summary = a.body?.tasks?.[0]?.result?.[0] as { batch_id: string; accepted: number } | undefined;
+        if (!summary || !(summary.accepted > 0)) continue;
+        const rows = await prisma.$queryRawUnsafe<{ task_id: string }[]>(
+          `SELECT task_id::text FROM batch_rows WHERE batch_id = $1::uuid AND status_code = 20100 AND task_id IS NOT NULL`, summary.batch_id);
+        expect(rows, `bulk batch ${summary.batch_id}: accepted rows`).toHaveLength(summary.accepted);
+        for (const row of rows) {
+          expectCharged(row.task_id, 'bulk row', a.account);
+          count('bulk row');
+        }
+      } else if (a.kind === 'gql_post') {
+        for (const result of (a.body?.data?.postTasks?.results ?? []) as { id: string | null; statusCode: number }[]) {
+          if (!result.id || result.statusCode !== 20100) continue;
+          expectCharged(result.id, 'postTasks', a.account);
+          count('postTasks');
+        }
+      } else if (a.kind === 'gql_stats') {
+        const product = a.body?.data?.product as { cost: number; stats: unknown } | undefined;
+        if (product?.stats && product.cost > 0 && !a.body.errors) productsAnswered.set(a.account, (productsAnswered.get(a.account) ?? 0) + 1);
+      } else if (a.kind === 'export' && a.complete && (a.xCost ?? 0) > 0) {
+        exportsRead.push({ account: a.account, cost: a.xCost! });
+      }
+    }
+    // Exports read to the end: each matches a kept export reservation of its X-Cost on its account.
+    const keptExports = charges.filter((c) => c.run_key?.startsWith('r:') && c.note?.startsWith('history export') && c.settlement === 'kept');
+    for (const e of exportsRead) {
+      const at = keptExports.findIndex((c) => c.account_id === accounts[e.account]!.id && Math.round(-Number(c.amount) * 1e6) === Math.round(e.cost * 1e6));
+      expect(at, `an export of ${e.cost} USD read to its end has no kept reservation`).toBeGreaterThanOrEqual(0);
+      keptExports.splice(at, 1);
+    }
+    // Answered GraphQL product fields: at least as many kept reservations on the account.
+    for (const [account, n] of productsAnswered) {
+      const kept = charges.filter((c) => c.account_id === accounts[account]!.id && c.note === 'graphql product' && c.settlement === 'kept').length;
+      expect(kept, `account ${account}: kept product reservations vs answered product fields`).toBeGreaterThanOrEqual(n);
+    }
+    console.info(`charge-faults test: charged results checked ${JSON.stringify(Object.fromEntries(counted))}, ${exportsRead.length} exports read to the end, ` +
+      `${[...productsAnswered.values()].reduce((s, n) => s + n, 0)} product fields answered`);
+    for (const what of ['task_post', 'task_post_keyed', 'bulk row', 'history', 'stats', 'postTasks']) expect(counted.get(what) ?? 0, what).toBeGreaterThan(0);
+    expect(exportsRead.length).toBeGreaterThan(0);
+  });
+});
