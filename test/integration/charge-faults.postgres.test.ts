@@ -85,6 +85,8 @@ function prng(seed: number): () => number {
 
 /** One call as sent and what came back (`status` null: no answer, the connection failed). */
 interface Answer {
+  /** The call's number: its elements are tagged `c<n>-<element>`. */
+  n: number;
   kind: Kind;
   account: number;
   key: string | null;
@@ -191,7 +193,7 @@ describeNeeding([await postgres()], 'charges under random statement failures and
   }
 
   /** The calls of one kind: `key` is the idempotency key a keyed call sends (the same on its retry). */
-  async function call(kind: Kind, account: { id: number; auth: string }, n: number, key: string, random: () => number): Promise<Omit<Answer, 'kind' | 'account' | 'key' | 'retry'>> {
+  async function call(kind: Kind, account: { id: number; auth: string }, n: number, key: string, random: () => number): Promise<Omit<Answer, 'n' | 'kind' | 'account' | 'key' | 'retry'>> {
     const product = PRODUCTS[Math.floor(random() * PRODUCTS.length)]!;
     const json = { 'content-type': 'application/json' };
     const elements = (count: number) => Array.from({ length: count }, (_, i) => ({ asin: PRODUCTS[(n + i) % PRODUCTS.length]!.asin, marketplace: 'com', tag: `c${n}-${i}` }));
@@ -289,7 +291,7 @@ describeNeeding([await postgres()], 'charges under random statement failures and
           inFlight++;
           // The same random choices on a retry: the same request.
           const answer = await call(kind, accounts[who]!, n, key ?? '', prng(seed)).finally(() => { inFlight--; });
-          answers.push({ kind, account: who, key, retry: attempt > 0, ...answer });
+          answers.push({ n, kind, account: who, key, retry: attempt > 0, ...answer });
         }
       }
     };
@@ -358,6 +360,55 @@ describeNeeding([await postgres()], 'charges under random statement failures and
       `SELECT task_id::text, count(*)::int AS n FROM ledger_entries WHERE kind = 'charge' AND task_id IS NOT NULL GROUP BY task_id HAVING count(*) > 1`);
     expect(twice, 'task ids charged more than once').toEqual([]);
 
+    // Every element of a call carries its own tag (`c<call>-<element>`), the same on a retry with
+    // the same key: whatever answers it got, no tag was charged twice.
+    const tagsTwice = await prisma.$queryRawUnsafe<{ tag: string; n: number }[]>(
+      `SELECT t.tag, count(*)::int AS n FROM tasks t JOIN ledger_entries l ON l.task_id = t.id AND l.kind = 'charge'
+        WHERE t.tag IS NOT NULL GROUP BY t.account_id, t.tag HAVING count(*) > 1`);
+    expect(tagsTwice, 'elements charged more than once').toEqual([]);
+    // A retry that was answered answers what the first call did, when that was answered too.
+    const idsOf = (a: Answer): string[] => a.kind === 'gql_post'
+      ? (a.body?.data?.postTasks?.results ?? []).map((r: { id: string | null }) => r.id)
+      : a.kind === 'bulk' ? [a.body?.tasks?.[0]?.result?.[0]?.batch_id] : (a.body?.tasks ?? []).map((t: { id: string }) => t.id);
+    let replays = 0;
+    for (const retry of answers.filter((a) => a.retry && a.status === 200)) {
+      const first = answers.find((a) => a.key === retry.key && !a.retry && a.account === retry.account)!;
+      if (first.status !== 200 || (first.kind === 'gql_post' && !first.body?.data?.postTasks)) continue;
+      if (retry.kind === 'gql_post' && !retry.body?.data?.postTasks) continue;
+      expect(idsOf(retry), `retry of ${retry.key}`).toEqual(idsOf(first));
+      replays++;
+    }
+    expect(replays).toBeGreaterThan(0);
+
+    // Never charged for a failure: an element answered with another code than 20100, and every
+    // element of a call all of whose attempts were answered with an error, has no charge.
+    const chargedTags = new Set((await prisma.$queryRawUnsafe<{ account_id: number; tag: string }[]>(
+      `SELECT t.account_id, t.tag FROM tasks t JOIN ledger_entries l ON l.task_id = t.id AND l.kind = 'charge' WHERE t.tag IS NOT NULL`))
+      .map((r) => `${r.account_id}/${r.tag}`));
+    const taskKinds: Kind[] = ['task_post', 'task_post_keyed', 'bulk', 'gql_post'];
+    let refusedChecked = 0;
+    const elementCodes = (a: Answer): [number, number][] => {
+      if (a.kind === 'gql_post') return (a.body?.data?.postTasks?.results ?? []).map((r: { statusCode: number }, i: number) => [i, r.statusCode]);
+      if (a.kind === 'bulk') return (a.body?.tasks?.[0]?.result?.[0]?.errors ?? []).map((e: { row: number; status_code: number }) => [e.row - 1, e.status_code]);
+      return (a.body?.tasks ?? []).map((t: { status_code: number; data: { tag: string } }) => [Number(t.data.tag.split('-')[1]), t.status_code]);
+    };
+    for (const a of answers.filter((x) => taskKinds.includes(x.kind) && x.status === 200)) {
+      for (const [i, code] of elementCodes(a)) {
+        if (code === 20100) continue;
+        expect(chargedTags.has(`${accounts[a.account]!.id}/c${a.n}-${i}`), `c${a.n}-${i} answered ${code} but charged`).toBe(false);
+        refusedChecked++;
+      }
+    }
+    for (const a of answers.filter((x) => taskKinds.includes(x.kind) && !x.retry)) {
+      const attempts = answers.filter((x) => x.n === a.n);
+      if (attempts.some((x) => x.status === null || x.status === 200)) continue;
+      for (let i = 0; i < 6; i++) {
+        expect(chargedTags.has(`${accounts[a.account]!.id}/c${a.n}-${i}`), `c${a.n}-${i} answered ${attempts.map((x) => x.status).join(', ')} but charged`).toBe(false);
+      }
+      refusedChecked++;
+    }
+    expect(refusedChecked).toBeGreaterThan(0);
+
     // (3) No result without a charge.
     const charges = await prisma.$queryRawUnsafe<{ account_id: number; task_id: string | null; amount: string; note: string | null; run_key: string | null; settlement: string | null }[]>(
       `SELECT account_id, task_id::text, amount::text, note, run_key, settlement FROM ledger_entries WHERE kind = 'charge'`);
@@ -419,6 +470,7 @@ describeNeeding([await postgres()], 'charges under random statement failures and
       expect(kept, `account ${account}: kept product reservations vs answered product fields`).toBeGreaterThanOrEqual(n);
     }
     console.info(`charge-faults test: charged results checked ${JSON.stringify(Object.fromEntries(counted))}, ${exportsRead.length} exports read to the end, ` +
+      `${replays} retries answered as their first call, ${refusedChecked} refused elements or calls found uncharged, ` +
       `${[...productsAnswered.values()].reduce((s, n) => s + n, 0)} product fields answered`);
     for (const what of ['task_post', 'task_post_keyed', 'bulk row', 'history', 'stats', 'postTasks']) expect(counted.get(what) ?? 0, what).toBeGreaterThan(0);
     expect(exportsRead.length).toBeGreaterThan(0);
