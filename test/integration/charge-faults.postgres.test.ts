@@ -13,10 +13,10 @@
  *
  * Afterwards (trigger dropped, the API stopped so that nothing is in flight) the reconcilers run as
  * their schedule would, the read reservations' bound shortened to 0 (`reconcileReadReservations`
- * { boundMs: 0 }). `reconcileTasks` runs as it is, but its grace (RECONCILE_GRACE_MS, 2 minutes)
- * is longer than the run, so it finds nothing to do here: what this test asserts does not depend
- * on it (a charged task it would start or refund is charged either way, and a refund it writes
- * keeps ledger and balance equal). Then, for every account:
+ * { boundMs: 0 }). `reconcileTasks` runs as it is, its grace (RECONCILE_GRACE_MS, 2 minutes) being
+ * longer than the run, after the tasks' creation times are moved back past it (as if the schedule
+ * ran a few minutes later): it starts the workflow of each task charged by a process killed before
+ * it could, and every unfinished task then has a running workflow. Then, for every account:
  * 1. the sum of its ledger equals its balance;
  * 2. no reservation (a ledger entry with a run_key, other than a refund) is left unsettled;
  * 3. no result without a charge: each task id answered 20100 (task_post, postTasks, each accepted
@@ -39,7 +39,7 @@ import { applyMigrations } from '../../core/db/migrator.js';
 import { createDb, type Db } from '../../core/db/db.js';
 import { createLogger } from '../../core/logger.js';
 import { reconcileReadReservations } from '../../core/reservations.js';
-import { reconcileTasks } from '../../core/task-reconciler.js';
+import { RECONCILE_GRACE_MS, reconcileTasks } from '../../core/task-reconciler.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
 import { createScratchDatabase } from '../support/env.js';
@@ -327,9 +327,24 @@ describeNeeding([await postgres()], 'charges under random statement failures and
     const connection = await Connection.connect({ address: temporal!.address });
     try {
       const workflows = temporalTaskLauncher(new Client({ connection, namespace: 'default' }), config);
-      const tasks = await reconcileTasks({ db: db!, workflows, logger, liveBudgetMs: config.LIVE_BUDGET });
+      // The task reconciler leaves tasks younger than its grace (RECONCILE_GRACE_MS) to their
+      // request; the whole run is younger than that, so the tasks are made older by that much, as
+      // if the schedule ran a few minutes later.
+      await db!.prisma.$executeRawUnsafe(`UPDATE tasks SET created_at = created_at - ${RECONCILE_GRACE_MS + 60_000} * interval '1 millisecond'`);
+      const tasks = await reconcileTasks({ db: db!, workflows, logger, liveBudgetMs: config.LIVE_BUDGET }, { batch: 100_000 });
       expect(tasks.errors).toBe(0);
       console.info(`charge-faults test: read reservations reconciled ${JSON.stringify(reads)}; task reconciler ${JSON.stringify(tasks)}`);
+      // No charged task is stranded: each unfinished one has its workflow (none was refused here).
+      const unfinished = await db!.prisma.task.findMany({ where: { state: { in: ['queued', 'running'] } }, select: { id: true } });
+      expect(unfinished.length).toBeGreaterThan(0);
+      const client = new Client({ connection, namespace: 'default' });
+      const missing = await waitFor(async () => {
+        const running = new Set<string>();
+        for await (const wf of client.workflow.list({ query: `WorkflowType = 'productTask' AND ExecutionStatus = 'Running'` })) running.add(wf.workflowId);
+        const left = unfinished.filter((t) => !running.has(t.id));
+        return left.length === 0 ? left : null;
+      }, 60_000, 1_000).catch(() => null);
+      expect(missing, 'unfinished tasks without a running workflow').toEqual([]);
     } finally {
       await connection.close();
     }
