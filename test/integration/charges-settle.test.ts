@@ -13,7 +13,6 @@
  *   refunds the reservation once the run has ended (a real Temporal dev server), never while the
  *   run is going, and only once.
  */
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { monitorWorkflowId } from '../../core/domain/subscription-messages.js';
@@ -23,30 +22,17 @@ import { startMonitoringRun } from '../../core/monitoring-runs.js';
 import { PLANS } from '../../core/pricing.js';
 import { reconcileReadReservations } from '../../core/reservations.js';
 import { addSubscriptions } from '../../core/subscriptions.js';
-import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
+import { useTemporalDevServer } from '../support/temporal.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const rates = PLANS.standard!.rates;
 const postgresPrerequisite = await postgres();
 const logger = createLogger('silent');
 
-let temporal: TemporalDevServer;
-let connection: Connection;
-let client: Client;
-
-beforeAll(async () => {
-  temporal = await startTemporalDevServer({ uiPort: false });
-  connection = await Connection.connect({ address: temporal.address });
-  client = new Client({ connection });
-});
-
-afterAll(async () => {
-  await connection?.close();
-  await temporal?.stop();
-});
+const temporal = useTemporalDevServer();
 
 for (const database of ['pglite', 'postgres'] as const) {
   describeNeeding(database === 'postgres' ? [postgresPrerequisite] : [], `charges settle on ${database}`, () => {
@@ -240,13 +226,13 @@ for (const database of ['pglite', 'postgres'] as const) {
       const [added] = await addSubscriptions(app.db, who.id, [{ asin: 'B0SETTLEM1', marketplace: 'com', frequency: 'daily' }]);
       const subscriptionId = (added as { row: { id: number } }).row.id;
       // The subscription's monitor workflow (no worker polls its queue: it stays where it is).
-      const handle = await client.workflow.start('monitorSubscription', { workflowId: monitorWorkflowId(subscriptionId), taskQueue: `settle-${database}`, args: [{}] });
+      const handle = await temporal.client.workflow.start('monitorSubscription', { workflowId: monitorWorkflowId(subscriptionId), taskQueue: `settle-${database}`, args: [{}] });
       const runKey = `m:${subscriptionId}:${handle.firstExecutionRunId}:1`;
       expect(await startMonitoringRun(app.db, { subscriptionId, runKey, reserve: true })).toBe('reserved');
       const reserved = await accountMoney(app.prisma, { id: who.id });
       expect(reserved.balance).toBeCloseTo(1 - rates.monitoring, 9);
 
-      const runs = temporalTaskLauncher(client, app.config);
+      const runs = temporalTaskLauncher(temporal.client, app.config);
       const reconcile = (graceMs?: number) => reconcileMonitoringRuns({ db: app.db, runs, logger }, { graceMs });
       // Younger than the grace period: not even looked at; older but its run going: left alone.
       expect(MONITORING_GRACE_MS).toBeGreaterThan(0);

@@ -12,7 +12,7 @@
  * - Idempotency-Key on task_post and live: replay byte for byte without charge or usage, 409 for
  *   another body, 400 / 40501 for a malformed key, one charge for concurrent duplicates.
  */
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, topUp } from '../../api/admin/accounts.js';
 import type { Config } from '../../core/config.js';
@@ -24,12 +24,12 @@ import { storeObservation } from '../../core/observations.js';
 import { PLANS } from '../../core/pricing.js';
 import { LIVE_ORPHAN_MARGIN_MS, RECONCILE_GRACE_MS, reconcileTasks } from '../../core/task-reconciler.js';
 import { createChargedTask } from '../../core/tasks.js';
-import { startTemporalDevServer, type TemporalDevServer } from '../../core/temporal/dev-server.js';
 import { temporalTaskLauncher } from '../../core/temporal/task-launcher.js';
 import { flushUsage, utcDay } from '../../core/usage.js';
 import { waitFor } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { describeNeeding, postgres } from '../support/prerequisites.js';
+import { useTemporalDevServer } from '../support/temporal.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { version1Fields } from '../../core/product.js';
 
@@ -37,20 +37,7 @@ const rates = PLANS.standard!.rates;
 const postgresPrerequisite = await postgres();
 const logger = createLogger('silent');
 
-let temporal: TemporalDevServer;
-let connection: Connection;
-let client: Client;
-
-beforeAll(async () => {
-  temporal = await startTemporalDevServer({ uiPort: false });
-  connection = await Connection.connect({ address: temporal.address });
-  client = new Client({ connection });
-});
-
-afterAll(async () => {
-  await connection?.close();
-  await temporal?.stop();
-});
+const temporal = useTemporalDevServer();
 
 /** A raw HTTP call: status, headers and the body exactly as received. */
 async function call(url: string, key: string, body: unknown, headers: Record<string, string> = {}) {
@@ -78,7 +65,7 @@ for (const database of ['pglite', 'postgres'] as const) {
     let seq = 0;
 
     beforeAll(async () => {
-      app = await startTestApp({ database, temporal: { address: temporal.address }, logger, env: { LIVE_BUDGET: '1s', REUSE_WINDOW: '0s' } });
+      app = await startTestApp({ database, temporal: { address: temporal.server.address }, logger, env: { LIVE_BUDGET: '1s', REUSE_WINDOW: '0s' } });
       ({ db, prisma, config } = app);
       api = app;
       // The same service pointed at a namespace the Temporal server does not have: every start is refused.
@@ -105,7 +92,7 @@ for (const database of ['pglite', 'postgres'] as const) {
         if (task.state === 'completed') continue;
         // task_post answers once the first start of its body ends, so a later start may still be
         // under way: the workflow must appear, not necessarily before the answer.
-        const described = await waitFor(() => client.workflow.getHandle(task.id).describe().catch((error: unknown) => {
+        const described = await waitFor(() => temporal.client.workflow.getHandle(task.id).describe().catch((error: unknown) => {
           if (error instanceof WorkflowNotFoundError) return undefined;
           throw error;
         }), 10_000, 100);
@@ -182,7 +169,7 @@ for (const database of ['pglite', 'postgres'] as const) {
 
     it('the reconciler starts charged tasks left without a workflow, refunds closed-workflow and orphaned live tasks, and leaves young tasks alone', async () => {
       const { id } = await account(1);
-      const workflows = temporalTaskLauncher(client, config);
+      const workflows = temporalTaskLauncher(temporal.client, config);
       // The state a process dying between charge and start leaves: the API's own charge statement, no start.
       const charge = async (endpoint: 'task_post' | 'live', ageMs: number) => {
         const taskId = newTaskId();
@@ -199,15 +186,15 @@ for (const database of ['pglite', 'postgres'] as const) {
       const young = await charge('task_post', 0);
       const closed = await charge('task_post', RECONCILE_GRACE_MS + 60_000);
       await workflows.start({ taskId: closed, asin: 'B07CL39Z8Q', marketplace: 'com' });
-      await client.workflow.getHandle(closed).terminate('operator terminated it');
+      await temporal.client.workflow.getHandle(closed).terminate('operator terminated it');
       const running = await charge('task_post', RECONCILE_GRACE_MS + 60_000);
       await workflows.start({ taskId: running, asin: 'B07CL39Z8Q', marketplace: 'com' });
       const orphanedLive = await charge('live', config.LIVE_BUDGET + LIVE_ORPHAN_MARGIN_MS + 60_000);
 
       const report = await reconcileTasks({ db, workflows, logger, liveBudgetMs: config.LIVE_BUDGET });
       expect(report).toMatchObject({ started: 1, refunded: 2, running: 1, errors: 0 });
-      expect((await client.workflow.getHandle(leftover).describe()).status.name).toBe('RUNNING');
-      await expect(client.workflow.getHandle(young).describe()).rejects.toThrow();
+      expect((await temporal.client.workflow.getHandle(leftover).describe()).status.name).toBe('RUNNING');
+      await expect(temporal.client.workflow.getHandle(young).describe()).rejects.toThrow();
       const state = async (taskId: string) => {
         const t = await prisma.task.findUniqueOrThrow({ where: { id: taskId } });
         return { state: t.state, code: t.statusCode, cost: Number(t.cost) };
