@@ -3,4 +3,4 @@
  * (api-spec.md "Limits": reported in user_data; numeric values are ours to set). The table and its
  * arithmetic are pure and live in core/domain/pricing.ts.
  */
-export { PLANS, planOf, taskPostPrice, type Plan, type PlanFeatures, type Rates, type TaskPriority } from './domain/pricing.js';
+export { PLANS, planOf, searchTaskPrice, taskPostPrice, type Plan, type PlanFeatures, type Rates, type TaskPriority } from './domain/pricing.js';

@@ -5,13 +5,34 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sumUsd } from '../../core/domain/money.js';
-import { PLANS, planOf, taskPostPrice } from '../../core/domain/pricing.js';
+import { PLANS, planOf, searchTaskPrice, taskPostPrice } from '../../core/domain/pricing.js';
 
 const standard = PLANS.standard!.rates;
 
 describe('price table', () => {
   it('standard plan: task_post 0.0015, high priority 0.003, live 0.004, history 0.0005 per element, monitoring 0.001 per observation (USD)', () => {
-    expect(standard).toEqual({ task_post: 0.0015, task_post_high: 0.003, live: 0.004, history: 0.0005, monitoring: 0.001 });
+    expect(standard).toEqual({
+      task_post: 0.0015, task_post_high: 0.003, live: 0.004, history: 0.0005, monitoring: 0.001,
+      search: 0.003, search_high: 0.006, search_live: 0.008, search_monitoring: 0.002,
+    });
+  });
+
+  it('every plan prices a search results page at twice its product task, live and monitoring prices (search-page-contract.md "API")', () => {
+    for (const plan of Object.values(PLANS)) {
+      const r = plan.rates;
+      expect([r.search, r.search_high, r.search_live, r.search_monitoring], plan.name)
+        .toEqual([r.task_post * 2, r.task_post_high * 2, r.live * 2, r.monitoring * 2].map((usd) => Math.round(usd * 1e6) / 1e6));
+    }
+    expect(PLANS.basic!.rates.search).toBe(0.0024);
+    expect(PLANS.business!.rates.search_monitoring).toBe(0.0014);
+  });
+
+  it('a search task costs its page rate times the pages posted, exactly', () => {
+    expect(searchTaskPrice(standard, 1, 1)).toBe(0.003);
+    expect(searchTaskPrice(standard, 1, 3)).toBe(0.009);
+    expect(searchTaskPrice(standard, 2, 5)).toBe(0.03);
+    expect(searchTaskPrice(PLANS.basic!.rates, 1, 3)).toBe(0.0072);
+    expect(sumUsd([1, 2, 3, 4, 5].map((pages) => searchTaskPrice(PLANS.business!.rates, 1, pages)))).toBe(0.03);
   });
 
   it('every plan charges more for high priority than for normal priority', () => {

@@ -34,7 +34,7 @@ export const TaskRef = builder.prismaObject('Task', {
   fields: (t) => ({
     id: t.exposeID('id', { description: 'UUID; the first 8 characters are the UTC MMDDHHmm of creation.' }),
     endpoint: t.exposeString('endpoint', { description: '`task_post` or `live`.' }),
-    asin: t.exposeString('asin'),
+    asin: t.string({ select: { asin: true }, resolve: (task) => task.asin ?? '' }),
     marketplace: t.exposeString('marketplace'),
     priority: t.exposeInt('priority'),
     tag: t.exposeString('tag', { nullable: true }),
@@ -72,6 +72,7 @@ function taskWhere(ctx: GraphQLContext, args: { status?: string | null; tag?: st
   if (to) createdAt.lt = new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS);
   return {
     accountId: requireAccount(ctx).id,
+    kind: 'product',
     expiresAt: { gt: new Date() },
     ...(args.status ? { state: args.status } : {}),
     ...(tag !== undefined ? { tag } : {}),
@@ -104,7 +105,7 @@ builder.queryFields((t) => ({
       const account = requireAccount(ctx);
       const id = String(args.id).toLowerCase();
       if (!isUuid(id)) return null;
-      return ctx.db.prisma.task.findFirst({ ...query, where: { id, accountId: account.id, expiresAt: { gt: new Date() } } });
+      return ctx.db.prisma.task.findFirst({ ...query, where: { id, accountId: account.id, kind: 'product', expiresAt: { gt: new Date() } } });
     },
   }),
 }));
