@@ -20,11 +20,21 @@
  *   preorder and back_order; `buy_box_change`, the featured offer's seller by id, else by name;
  *   `content_change`, the content hash of title, bullets and images): fire on every change to a
  *   different known state; the same state again never fires.
+ *
+ * Rank rules (keyword subscriptions, search-page-contract.md "API" Monitoring) judge one tracked
+ * ASIN (the rule's `asin`) in the results pages a run read (core/domain/rank-alert-rules.ts reads
+ * its side: `organic_rank`, null when absent, and `sponsored`), by the same three kinds:
+ * - thresholds `rank_above` (organic rank better, i.e. lower, than `value`) and `rank_below`
+ *   (worse than `value`, or absent): fire on entering the condition while armed, then re-arm only
+ *   after a read outside it; the first read only arms or disarms;
+ * - move `rank_change` (the organic rank moved by at least `value` places either way between two
+ *   consecutive reads where the ASIN is present; entering or leaving the results is not a move);
+ * - change `sponsored_change` (the ASIN gained or lost a sponsored slot).
  */
 import { contentHash } from './content-hash.js';
 
-/** The rule types of monitoring/add `alerts[].type`. */
-export const ALERT_TYPES = [
+/** The rule types of product subscriptions. */
+export const PRODUCT_ALERT_TYPES = [
   'price_below',
   'price_drop_percent',
   'availability_change',
@@ -33,7 +43,17 @@ export const ALERT_TYPES = [
   'bsr_change_percent',
   'content_change',
 ] as const;
+/** The rule types of keyword subscriptions: each judges one tracked ASIN's place in the results. */
+export const RANK_ALERT_TYPES = ['rank_above', 'rank_below', 'rank_change', 'sponsored_change'] as const;
+/** The rule types of monitoring/add `alerts[].type`. */
+export const ALERT_TYPES = [...PRODUCT_ALERT_TYPES, ...RANK_ALERT_TYPES] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
+export type RankAlertType = (typeof RANK_ALERT_TYPES)[number];
+
+/** True for the rank rule types (keyword subscriptions only). */
+export function isRankAlertType(type: AlertType): type is RankAlertType {
+  return (RANK_ALERT_TYPES as readonly string[]).includes(type);
+}
 
 /** Rules one subscription may carry. */
 export const MAX_ALERT_RULES = 10;
@@ -54,6 +74,11 @@ export const ALERT_VALUE_RULES: Record<AlertType, AlertValueRule> = {
   bsr_below: { takes: 'number', minExclusive: 1, max: 2_147_483_647, integer: true, unit: 'rank' },
   bsr_change_percent: { takes: 'number', minExclusive: 0, max: 100_000, integer: false, unit: 'percent' },
   content_change: { takes: 'none' },
+  // An organic rank better than 1 cannot be: `rank_above 1` would never fire.
+  rank_above: { takes: 'number', minExclusive: 1, max: 1000, integer: true, unit: 'organic rank' },
+  rank_below: { takes: 'number', minExclusive: 0, max: 1000, integer: true, unit: 'organic rank' },
+  rank_change: { takes: 'number', minExclusive: 0, max: 1000, integer: true, unit: 'places' },
+  sponsored_change: { takes: 'none' },
 };
 
 /** Why a rule's `value` is refused, or null when it fits its type. */
@@ -72,6 +97,8 @@ export interface AlertRuleSpec {
   type: AlertType;
   /** Threshold or percentage; null for the change types. */
   value: number | null;
+  /** Rank rules: the tracked ASIN the rule judges; absent or null for product rules. */
+  asin?: string | null;
 }
 
 /** One side of a change: the rule's field at one observation (only that field is present). */
@@ -83,6 +110,10 @@ export interface ChangeSide {
   availability?: string;
   buy_box?: { seller_name: string | null; seller_id: string | null };
   content_hash?: string;
+  /** Rank rules: the tracked ASIN's organic rank over the pages read (1-based), null when absent. */
+  organic_rank?: number | null;
+  /** Rank rules: whether the tracked ASIN held a sponsored slot on the pages read. */
+  sponsored?: boolean;
 }
 
 /** What a rule reads of an observation (a Product has these fields). */
@@ -140,6 +171,9 @@ export function sideOf(type: AlertType, observation: AlertObservation, currency:
       const hash = observation.quality.version >= 2 ? contentHash(observation) : null;
       return hash ? { observed_at: at, content_hash: hash } : null;
     }
+    default:
+      // Rank rules read a keyword run's pages (rank-alert-rules.ts `rankSideOf`), never a product page.
+      return null;
   }
 }
 
@@ -179,6 +213,26 @@ function condition(rule: AlertRuleSpec, before: ChangeSide | null, after: Change
       return before?.buy_box === undefined ? null : sellerChanged(before.buy_box, after.buy_box);
     case 'content_change':
       return before?.content_hash === undefined ? null : before.content_hash !== after.content_hash;
+    case 'rank_above': return after.organic_rank !== null && after.organic_rank !== undefined && after.organic_rank < v;
+    // Absent from the pages read is worse than any rank.
+    case 'rank_below': return after.organic_rank === null || after.organic_rank === undefined || after.organic_rank > v;
+    case 'rank_change': {
+      const from = before?.organic_rank;
+      const to = after.organic_rank;
+      if (from === null || from === undefined || to === null || to === undefined) return null;
+      return Math.abs(to - from) >= v;
+    }
+    case 'sponsored_change':
+      return before?.sponsored === undefined || after.sponsored === undefined ? null : before.sponsored !== after.sponsored;
+  }
+}
+
+/** The hysteresis group of each rule type (see the module comment). */
+function kindOf(type: AlertType): 'threshold' | 'move' | 'change' {
+  switch (type) {
+    case 'price_below': case 'bsr_below': case 'rank_above': case 'rank_below': return 'threshold';
+    case 'price_drop_percent': case 'bsr_change_percent': case 'rank_change': return 'move';
+    default: return 'change';
   }
 }
 
@@ -198,13 +252,14 @@ export function evaluateRule(rule: AlertRuleSpec, state: AlertRuleState, after: 
   const before = state.reference;
   const holds = condition(rule, before, after);
   const next = (armed: boolean): AlertRuleState => ({ armed, reference: after });
-  if (rule.type === 'price_below' || rule.type === 'bsr_below') {
+  const kind = kindOf(rule.type);
+  if (kind === 'threshold') {
     if (before === null) return { state: next(!holds), change: null };
     if (holds && state.armed) return { state: next(false), change: { before, after } };
     return { state: next(state.armed || !holds), change: null };
   }
   if (holds === null) return { state: next(state.armed), change: null };
-  if (rule.type === 'price_drop_percent' || rule.type === 'bsr_change_percent') {
+  if (kind === 'move') {
     if (holds && state.armed) return { state: next(false), change: { before: before!, after } };
     return { state: next(state.armed || !holds), change: null };
   }
@@ -216,6 +271,8 @@ export interface ChangeEventRule {
   id: number;
   type: AlertType;
   value: number | null;
+  /** Rank rules only: the tracked ASIN. */
+  asin?: string;
 }
 
 /** The JSON body of a `change` event (POSTed to the subscription's alert_url, signed like a postback). */
@@ -223,8 +280,11 @@ export interface ChangeEventBody {
   event_id: string;
   kind: 'change';
   subscription_id: number;
+  /** The product's ASIN; for a rank rule, the tracked ASIN it judges. */
   asin: string;
   marketplace: string;
+  /** Keyword subscriptions only: the keyword as subscribed. */
+  keyword?: string;
   rule: ChangeEventRule;
   before: ChangeSide;
   after: ChangeSide;
@@ -241,6 +301,8 @@ function orderedSide(side: ChangeSide): ChangeSide {
     ...(side.availability === undefined ? {} : { availability: side.availability }),
     ...(side.buy_box ? { buy_box: { seller_name: side.buy_box.seller_name, seller_id: side.buy_box.seller_id } } : {}),
     ...(side.content_hash === undefined ? {} : { content_hash: side.content_hash }),
+    ...(side.organic_rank === undefined ? {} : { organic_rank: side.organic_rank }),
+    ...(side.sponsored === undefined ? {} : { sponsored: side.sponsored }),
   };
 }
 
@@ -252,7 +314,8 @@ export function changeEventBody(input: Omit<ChangeEventBody, 'kind' | 'observed_
     subscription_id: input.subscription_id,
     asin: input.asin,
     marketplace: input.marketplace,
-    rule: { id: input.rule.id, type: input.rule.type, value: input.rule.value },
+    ...(input.keyword === undefined ? {} : { keyword: input.keyword }),
+    rule: { id: input.rule.id, type: input.rule.type, value: input.rule.value, ...(input.rule.asin ? { asin: input.rule.asin } : {}) },
     before: orderedSide(input.before),
     after: orderedSide(input.after),
     observed_at: input.after.observed_at,
