@@ -33,6 +33,25 @@ export function isStorableValue(value: unknown): boolean {
  * up to the body limit).
  */
 export function printableName(name: string, max = 64): string {
-  const clean = name.replaceAll('\u0000', '\uFFFD').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
+  const clean = storableText(name);
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
+
+/**
+ * `text` as the database stores it: each U+0000 and each unpaired surrogate replaced by U+FFFD (what
+ * the driver itself does to an unpaired surrogate in a `text` value). For what the service stores
+ * from pages it read (a parser's output), where refusing the read would lose it.
+ */
+export function storableText(text: string): string {
+  return isStorableText(text) ? text : text.replaceAll('\u0000', '\uFFFD').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
+}
+
+/** A JSON value with `storableText` applied to every string in it (object keys included, at any depth). */
+export function storableValue<T>(value: T): T {
+  if (typeof value === 'string') return storableText(value) as T;
+  if (Array.isArray(value)) return value.map(storableValue) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [storableText(key), storableValue(inner)])) as T;
+  }
+  return value;
 }
