@@ -174,7 +174,7 @@ export const accountData = z.object({
   balance: usd,
   plan: z.string(),
   limits: z.object({ requests_per_minute: count, tasks_per_minute: count }).meta({ description: 'Per-minute rate limits of the account.' }),
-  rates: z.object({ task_post: usd, task_post_high: usd, live: usd, history: usd, monitoring: usd }).meta({ description: 'Price table, USD per task (history: per body element; monitoring: per delivered observation).' }),
+  rates: z.object({ task_post: usd, task_post_high: usd, live: usd, history: usd, monitoring: usd, search: usd, search_high: usd, search_live: usd, search_monitoring: usd }).meta({ description: 'Price table, USD per task (history: per body element; monitoring: per delivered observation; search and search_high: per results page posted; search_live: per live search; search_monitoring: per results page delivered).' }),
   usage: z.object({ today: z.object(usageTotals), this_month: z.object(usageTotals) }).meta({ description: 'UTC day and month so far.' }),
   api_keys: z.array(z.object(keyListing)).meta({ description: 'Active API keys (never the full key).' }),
   webhook_secret: z.string().meta({ description: 'Key of the webhook signatures (HMAC-SHA256).' }),
