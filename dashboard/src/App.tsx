@@ -9,6 +9,8 @@ import { Layout } from './components/Layout.tsx';
 import { onUnauthorized } from './graphql.ts';
 import { forgetKey, storedKey } from './session.ts';
 import { Login } from './screens/Login.tsx';
+import { KeywordPage } from './screens/KeywordPage.tsx';
+import { Keywords } from './screens/Keywords.tsx';
 import { Overview } from './screens/Overview.tsx';
 import { ProductPage } from './screens/ProductPage.tsx';
 import { Products } from './screens/Products.tsx';
@@ -38,6 +40,8 @@ export function App() {
           <Route path="/app/" component={Overview} />
           <Route path="/app/products" component={Products} />
           <Route path="/app/products/:marketplace/:asin" component={ProductPage} />
+          <Route path="/app/keywords" component={Keywords} />
+          <Route path="/app/keywords/:id" component={KeywordPage} />
           <Route path="/app/tasks" component={Tasks} />
           <Route path="/app/tasks/:id" component={TaskPage} />
           <Route path="/app/subscriptions" component={Subscriptions} />

@@ -14,6 +14,7 @@ const AccountLine = graphql(`query AccountLine { me { login balance } }`);
 const LINKS = [
   ['/app', 'Overview'],
   ['/app/products', 'Products'],
+  ['/app/keywords', 'Keywords'],
   ['/app/tasks', 'Tasks'],
   ['/app/subscriptions', 'Subscriptions'],
   ['/app/usage', 'Usage'],

@@ -41,3 +41,32 @@ export function useQuery<Data, Variables>(document: TadaDocumentNode<Data, Varia
   }, [run]);
   return { data, error, loading, reload: run };
 }
+
+/**
+ * useQueries: runs one typed document once per element of `variables`, in parallel, when the
+ * component mounts and whenever `deps` change; `data` holds the answers in the order of
+ * `variables` once all have come. Any refusal is the `error` (the first one); the newest round wins.
+ */
+export function useQueries<Data, Variables>(document: TadaDocumentNode<Data, Variables>, variables: Variables[], deps: unknown[] = []): Omit<QueryState<Data[]>, 'reload'> {
+  const [data, setData] = useState<Data[]>();
+  const [error, setError] = useState<Error>();
+  const [loading, setLoading] = useState(true);
+  const serial = useRef(0);
+  useEffect(() => {
+    const mine = ++serial.current;
+    setLoading(true);
+    Promise.all(variables.map((v) => request(document, v))).then(
+      (answers) => {
+        if (mine !== serial.current) return;
+        setData(answers);
+        setError(undefined);
+      },
+      (e: unknown) => {
+        if (mine === serial.current) setError(e as Error);
+      },
+    ).finally(() => {
+      if (mine === serial.current) setLoading(false);
+    });
+  }, deps);
+  return { data, error, loading };
+}
