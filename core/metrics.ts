@@ -45,6 +45,14 @@ export const sourceReads = new Counter({
   registers: [registry],
 });
 
+/** Search results page reads by marketplace and outcome: ok, no_results, blocked, unavailable (apart from product reads). */
+export const searchReads = new Counter({
+  name: 'retail_search_reads_total',
+  help: 'Search results page reads by marketplace and outcome',
+  labelNames: ['marketplace', 'outcome'] as const,
+  registers: [registry],
+});
+
 /**
  * Page read attempts by proxy (`host:port`, `host:port#n`, or `direct`; never credentials),
  * marketplace and outcome: `product`, `not_found`, `blocked` (robot check, error page, error

@@ -1,20 +1,26 @@
 /**
- * The record of source (product page) reads: every read increments the Prometheus counter
- * `retail_source_reads_total{marketplace,outcome}` of this process and inserts a `source_reads`
- * row, which GET /v1/appendix/status aggregates over 24 hours across every worker process.
+ * The record of source reads: every read increments the Prometheus counter
+ * `retail_source_reads_total{marketplace,outcome}` of this process (a search results page:
+ * `retail_search_reads_total`) and inserts a `source_reads` row (its `page_type`), which GET /v1/appendix/status aggregates over 24 hours across every worker process.
  * Rows older than `SOURCE_READ_RETENTION_MS` (7 days) are deleted opportunistically, at most once
  * per `PRUNE_EVERY_MS` (1 hour) per process, by the call that records a read.
  */
 import type { Db } from './db/db.js';
 import type { Logger } from './logger.js';
 import { MARKETPLACE_CODES } from './marketplaces.js';
-import { sourceReads } from './metrics.js';
+import { searchReads, sourceReads } from './metrics.js';
 
-/** Outcomes of one read: the page was read (`ok`, `no_bsr`, `not_found`) or it was not (`blocked`, `unavailable`). */
-export type SourceReadOutcome = 'ok' | 'no_bsr' | 'not_found' | 'blocked' | 'unavailable';
+/**
+ * Outcomes of one read: the page was read (`ok`, `no_bsr`, `not_found`; a search page: `ok`,
+ * `no_results`) or it was not (`blocked`, `unavailable`).
+ */
+export type SourceReadOutcome = 'ok' | 'no_bsr' | 'not_found' | 'no_results' | 'blocked' | 'unavailable';
 
 /** The outcomes that count as a successful source read in the status success rate. */
-export const SUCCESSFUL_OUTCOMES: readonly SourceReadOutcome[] = ['ok', 'no_bsr', 'not_found'];
+export const SUCCESSFUL_OUTCOMES: readonly SourceReadOutcome[] = ['ok', 'no_bsr', 'not_found', 'no_results'];
+
+/** What a read read: a product page, or a search results page (counted apart). */
+export type PageType = 'product' | 'search';
 
 /** How long `source_reads` rows are kept (ms); the status looks at 24 hours only. */
 export const SOURCE_READ_RETENTION_MS = 7 * 24 * 3_600_000;
@@ -29,6 +35,8 @@ export interface SourceReadRecord {
   marketplace: string;
   outcome: SourceReadOutcome;
   durationMs?: number | null;
+  /** Default `product`. */
+  pageType?: PageType;
 }
 
 /**
@@ -36,10 +44,11 @@ export interface SourceReadRecord {
  * Never throws: a failed insert or prune is logged at `error` / `warn` and the read goes on.
  */
 export async function recordSourceRead(deps: { db: Db; logger: Logger }, read: SourceReadRecord): Promise<void> {
-  sourceReads.inc({ marketplace: read.marketplace, outcome: read.outcome });
+  const pageType = read.pageType ?? 'product';
+  (pageType === 'search' ? searchReads : sourceReads).inc({ marketplace: read.marketplace, outcome: read.outcome });
   const durationMs = read.durationMs == null ? null : Math.max(0, Math.round(read.durationMs));
   try {
-    await deps.db.prisma.sourceRead.create({ data: { marketplace: read.marketplace, outcome: read.outcome, durationMs } });
+    await deps.db.prisma.sourceRead.create({ data: { marketplace: read.marketplace, outcome: read.outcome, durationMs, pageType } });
   } catch (error) {
     deps.logger.error({ err: error, marketplace: read.marketplace, outcome: read.outcome }, 'could not record the source read');
     return;

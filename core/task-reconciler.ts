@@ -11,13 +11,14 @@
  *   then report it);
  * - live, older than LIVE_BUDGET + `LIVE_ORPHAN_MARGIN_MS`: no request waits for it any more →
  *   fails it with 50301 and refunds it;
- * - any unfinished task whose productTask workflow closed in the last `RECONCILE_RECHECK_MS`
+ * - any unfinished task whose productTask or searchTask workflow closed in the last `RECONCILE_RECHECK_MS`
  *   without finishing it (an operator terminated a stuck task, or it timed out), found with one
  *   visibility query, whatever its age or when it was last looked at → fails it with 50301 and
  *   refunds it, so ending a workflow by hand never leaves its customer charged for more than a
  *   minute.
  * At most `RECONCILE_BATCH` tasks per run, those looked at least recently first. Every transition
  * is the conditional one of core/tasks.ts, so a task finishing meanwhile is never refunded twice.
+ * Search tasks (`kind` search) are reconciled alike, their workflow being `searchTask`.
  */
 import pLimit from 'p-limit';
 import type { Db } from './db/db.js';
@@ -54,7 +55,12 @@ interface Candidate {
   account_id: number;
   login: string;
   endpoint: string;
-  asin: string;
+  kind: 'product' | 'search';
+  /** Product tasks. */
+  asin: string | null;
+  /** Search tasks. */
+  keyword: string | null;
+  pages: number | null;
   marketplace: string;
   priority: number;
   tag: string | null;
@@ -62,7 +68,7 @@ interface Candidate {
   pingback_url: string | null;
 }
 
-const CANDIDATE_COLUMNS = `t.id::text AS id, t.account_id, a.login, t.endpoint, t.asin, t.marketplace, t.priority::int AS priority,
+const CANDIDATE_COLUMNS = `t.id::text AS id, t.account_id, a.login, t.endpoint, t.kind, t.asin, t.keyword, t.pages::int AS pages, t.marketplace, t.priority::int AS priority,
   t.tag, t.postback_url, t.pingback_url`;
 
 const CANDIDATES: Statement = {
@@ -152,8 +158,11 @@ async function reconcileOne(deps: ReconcilerDeps, task: Candidate): Promise<Verd
     if (state === 'running') return 'running';
     if (state === 'missing') {
       try {
+        const what = task.kind === 'search'
+          ? { kind: 'search' as const, keyword: task.keyword!, pages: task.pages!, marketplace: task.marketplace }
+          : { asin: task.asin!, marketplace: task.marketplace };
         await deps.workflows.start({
-          taskId: task.id, asin: task.asin, marketplace: task.marketplace,
+          taskId: task.id, ...what,
           webhookKinds: webhookKindsOf(task.postback_url, task.pingback_url), urgency: urgencyOfPriority(task.priority), accountId: task.account_id,
           login: task.login, tag: task.tag, priority: task.priority, webhookUrls: { postback: task.postback_url, pingback: task.pingback_url },
         });

@@ -13,7 +13,7 @@ import type {
   StartMonitoringRunInput,
   SubscriptionState,
 } from '../core/domain/subscription-messages.js';
-import type { ReadProductInput, ReadProductResult } from '../core/domain/task-messages.js';
+import type { ReadProductInput, ReadProductResult, ReadSearchPageInput, ReadSearchPageResult } from '../core/domain/task-messages.js';
 import type { DeliverWebhookInput, DeliverWebhookResult } from '../core/domain/webhook-messages.js';
 import type { STATUS } from '../core/domain/status-codes.js';
 
@@ -28,6 +28,14 @@ export interface ActivityContract {
    * Fails with `SourceBlocked` / `SourceUnavailable` (retried) or `MonitoringRunClosed`.
    */
   readProductPage(input: ReadProductInput): Promise<ReadProductResult>;
+  /**
+   * Reads one results page of a search task's keyword (or answers from a stored read since
+   * `reuseSince`), stores the SearchResults observation. Runs on the page-read queue. Fails with
+   * `SourceBlocked` / `SourceUnavailable` (robot check, error or degraded page: retried).
+   */
+  readSearchPage(input: ReadSearchPageInput): Promise<ReadSearchPageResult>;
+  /** Completes a search task with its observations (page order); unread pages are refunded. */
+  completeSearchTask(input: { taskId: string; observationIds: string[] }): Promise<void>;
   /** Fails a task with a not-charged code and refunds it (once). */
   failTask(input: { taskId: string; code: NotChargedTaskCode }): Promise<void>;
   /** Starts a monitoring run: checks the subscription and its account, reserves the price when asked. */

@@ -82,10 +82,10 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
  * labelled for operators with the task's product, account and tag (the parent's `Tag` attribute).
  * A delivery already started for the task and kind is left alone.
  */
-export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan | undefined, product: { asin: string; marketplace: string }): Promise<void> {
+export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan | undefined, product: { asin?: string; marketplace: string }): Promise<void> {
   for (const kind of plan?.kinds ?? []) {
     const facts = {
-      taskId, kind, accountId: plan!.accountId, asin: product.asin, marketplace: product.marketplace,
+      taskId, kind, accountId: plan!.accountId, ...(product.asin === undefined ? {} : { asin: product.asin }), marketplace: product.marketplace,
       tag: workflowInfo().typedSearchAttributes.get(SEARCH_ATTRIBUTES.Tag) ?? null, target: plan!.targets?.[kind] ?? null,
     };
     try {

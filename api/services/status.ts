@@ -6,7 +6,9 @@
  *   is `ok`, `no_bsr` or `not_found`; `blocked` and `unavailable` are failures. Null without reads.
  * - `median_completion_minutes_24h`: median minutes from task_post to completion of the task_post
  *   tasks completed (state `completed`) in the last 24 hours; null when there are none.
- * - `queued_jobs`: tasks (task_post and live) queued or running now.
+ * - `queued_jobs`: tasks (task_post and live, product and search) queued or running now.
+ * - `search_reads_24h`, `search_success_rate_24h`: search results page reads (`page_type` search),
+ *   counted apart: the product figures and the classification are of product page reads.
  * - `available` / `status`: `classifyMarketplace` (thresholds below).
  *
  * Three SQL queries whatever the number of marketplaces. The endpoints (REST and GraphQL, both
@@ -66,6 +68,10 @@ export interface MarketplaceStatusRow {
   source_reads_24h: number;
   median_completion_minutes_24h: number | null;
   queued_jobs: number;
+  /** Search results page reads in 24 hours (not in `source_reads_24h` nor the classification). */
+  search_reads_24h: number;
+  /** Their share read (`ok`, `no_results`), 0..1 (4 decimals); null without reads. */
+  search_success_rate_24h: number | null;
 }
 
 const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
@@ -79,7 +85,7 @@ export async function marketplaceStatuses(db: Db, now: Date = new Date()): Promi
   const codes = [...MARKETPLACE_CODES];
   const [reads, medians, queued] = await Promise.all([
     db.prisma.sourceRead.groupBy({
-      by: ['marketplace', 'outcome'],
+      by: ['marketplace', 'outcome', 'pageType'],
       // The marketplace list lets PostgreSQL use the (marketplace, read_at) index.
       where: { marketplace: { in: codes }, readAt: { gte: since } },
       _count: { _all: true },
@@ -87,16 +93,19 @@ export async function marketplaceStatuses(db: Db, now: Date = new Date()): Promi
     db.prisma.$queryRaw<{ marketplace: string; median: number }[]>`
       SELECT marketplace, percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM (completed_at - created_at)) / 60.0)::float8 AS median
       FROM tasks
-      WHERE state = 'completed' AND endpoint = 'task_post' AND completed_at >= ${since}
+      WHERE state = 'completed' AND endpoint = 'task_post' AND kind = 'product' AND completed_at >= ${since}
       GROUP BY marketplace`,
     db.prisma.task.groupBy({ by: ['marketplace'], where: { state: { in: ['queued', 'running'] } }, _count: { _all: true } }),
   ]);
   const success = new Set<string>(SUCCESSFUL_OUTCOMES);
   return codes.map((code) => {
-    const rows = reads.filter((r) => r.marketplace === code);
-    const total = rows.reduce((sum, r) => sum + r._count._all, 0);
-    const ok = rows.filter((r) => success.has(r.outcome)).reduce((sum, r) => sum + r._count._all, 0);
-    const successRate = total > 0 ? ok / total : null;
+    const count = (pageType: string, only?: Set<string>) => reads
+      .filter((r) => r.marketplace === code && r.pageType === pageType && (!only || only.has(r.outcome)))
+      .reduce((sum, r) => sum + r._count._all, 0);
+    const total = count('product');
+    const successRate = total > 0 ? count('product', success) / total : null;
+    const searchTotal = count('search');
+    const searchRate = searchTotal > 0 ? count('search', success) / searchTotal : null;
     const median = medians.find((m) => m.marketplace === code)?.median;
     const medianMinutes = median == null ? null : Number(median);
     return {
@@ -106,6 +115,8 @@ export async function marketplaceStatuses(db: Db, now: Date = new Date()): Promi
       source_reads_24h: total,
       median_completion_minutes_24h: medianMinutes === null ? null : round(medianMinutes, 2),
       queued_jobs: queued.find((q) => q.marketplace === code)?._count._all ?? 0,
+      search_reads_24h: searchTotal,
+      search_success_rate_24h: searchRate === null ? null : round(searchRate, 4),
     };
   });
 }

@@ -27,6 +27,8 @@ export const SEARCH_ATTRIBUTES = {
   AccountId: { name: 'AccountId', type: 'INT' },
   /** The product's ASIN. */
   Asin: { name: 'Asin', type: 'KEYWORD' },
+  /** A search task's or keyword subscription's keyword (as posted: trimmed, white space collapsed). */
+  Keyword: { name: 'Keyword', type: 'KEYWORD' },
   /** The spec's marketplace code (`com`, `de`, `co.uk`, …). */
   Marketplace: { name: 'Marketplace', type: 'KEYWORD' },
   /** The task's or subscription's tag (e-mail addresses replaced). */
@@ -173,6 +175,46 @@ export function taskDetails(task: TaskFacts): string {
   return [
     `${task.endpoint ?? 'task_post'} task ${task.taskId}${task.priority ? `, priority ${task.priority}` : ''}`,
     `product: ${task.asin} on ${task.marketplace}`,
+    ...(task.accountId === undefined ? [] : [`account: ${task.accountId}${task.login ? ` (${task.login})` : ''}`]),
+    ...(operatorTag(task.tag) === null ? [] : [`tag: ${operatorTag(task.tag)}`]),
+    ...(webhooks.length ? [`webhooks: ${webhooks.join(', ')}`] : []),
+  ].join('\n');
+}
+
+/** What a search task's attributes and summary are made of. */
+export interface SearchTaskFacts extends Omit<TaskFacts, 'asin'> {
+  keyword: string;
+  /** Results pages to read (1-5). */
+  pages: number;
+}
+
+/** The search attributes a search task's workflow starts with. */
+export function searchTaskAttributes(task: Pick<SearchTaskFacts, 'keyword' | 'marketplace' | 'accountId' | 'tag'>): AttributePair[] {
+  const tag = operatorTag(task.tag);
+  return [
+    ...(task.accountId === undefined ? [] : [{ key: SEARCH_ATTRIBUTES.AccountId, value: task.accountId }]),
+    // A keyword may hold an e-mail address as a tag may: shown without it.
+    { key: SEARCH_ATTRIBUTES.Keyword, value: withoutEmails(task.keyword) },
+    { key: SEARCH_ATTRIBUTES.Marketplace, value: task.marketplace },
+    ...(tag === null ? [] : [{ key: SEARCH_ATTRIBUTES.Tag, value: tag }]),
+  ];
+}
+
+/** One line for the UI's list: `search "running shoes" p1-3 on com · account 7 demo` (at most 200 bytes). */
+export function searchTaskSummary(task: SearchTaskFacts): string {
+  const what = task.endpoint === 'live' ? 'live search' : 'search';
+  const pages = task.pages > 1 ? ` p1-${task.pages}` : '';
+  const priority = task.priority === 2 ? ' · priority 2' : '';
+  const keyword = clipUtf8(withoutEmails(task.keyword), 80);
+  return clipUtf8(`${what} "${keyword}"${pages} on ${task.marketplace}${accountText(task.accountId, task.login)}${tagText(task.tag)}${priority}`, SUMMARY_MAX_BYTES);
+}
+
+/** The search task's details (Markdown lines) for the workflow's page in the UI. */
+export function searchTaskDetails(task: SearchTaskFacts): string {
+  const webhooks = Object.entries(task.webhooks ?? {}).map(([kind, url]) => `${kind}${url ? ` to ${url}` : ''}`);
+  return [
+    `${task.endpoint ?? 'task_post'} search task ${task.taskId}${task.priority ? `, priority ${task.priority}` : ''}`,
+    `keyword: "${withoutEmails(task.keyword)}" on ${task.marketplace}, pages 1-${task.pages}`,
     ...(task.accountId === undefined ? [] : [`account: ${task.accountId}${task.login ? ` (${task.login})` : ''}`]),
     ...(operatorTag(task.tag) === null ? [] : [`tag: ${operatorTag(task.tag)}`]),
     ...(webhooks.length ? [`webhooks: ${webhooks.join(', ')}`] : []),

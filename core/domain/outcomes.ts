@@ -10,6 +10,9 @@ import { isErrorCode, STATUS, statusMessage, type StatusCode } from './status-co
 /** Path segments of the product endpoints (`/v1/retail/product/...`). */
 export const PRODUCT_API_PREFIX = ['v1', 'retail', 'product'];
 
+/** Path segments of the search endpoints (`/v1/retail/search/...`). */
+export const SEARCH_API_PREFIX = ['v1', 'retail', 'search'];
+
 /** The outcome of one element. `cost` USD; `result` null when the element failed or is unfinished. */
 export interface TaskOutcome {
   /** The task id (UUID; stored only for tasks that are kept). */

@@ -43,11 +43,11 @@ export function urgencyOfPriority(priority: number): ReadUrgency {
 }
 
 /**
- * How one attempt of a page read ended: with a page (`product`, `not_found`), or not: `blocked`
+ * How one attempt of a page read ended: with a page (`product`, `search`: a results page, `not_found`), or not: `blocked`
  * (robot check, error or degraded page, an error status), `proxy_error` (the proxy refused,
  * failed, or asked for credentials it did not accept), `unavailable` (timeout, network, the budget).
  */
-export type SourceAttemptOutcome = 'product' | 'not_found' | 'blocked' | 'proxy_error' | 'unavailable';
+export type SourceAttemptOutcome = 'product' | 'search' | 'not_found' | 'blocked' | 'proxy_error' | 'unavailable';
 
 /**
  * One attempt of a page read on one identity, for operators (worker log, the activity's result or
@@ -97,4 +97,61 @@ export interface ProductTaskOutcome {
   taskId: string;
   statusCode: number;
   observationId: string | null;
+}
+
+/** Input of the `searchTask` workflow (workflowId = task id). */
+export interface SearchTaskInput {
+  taskId: string;
+  /** As posted: trimmed, inner white space collapsed, case kept. */
+  keyword: string;
+  /** Marketplace code (`com`, `de`, ...). */
+  marketplace: string;
+  /** Results pages to read, 1..pages (1-5). */
+  pages: number;
+  /** Attempts of each page read before the task fails with 50301. */
+  readAttempts: number;
+  /** First retry delay of a failed read, ms. */
+  retryInitialMs: number;
+  /** For live reads: the whole task must finish within this many ms. */
+  budgetMs?: number;
+  /** task_post tasks with a postback_url / pingback_url: deliveries to start once the task finishes. */
+  webhooks?: WebhookPlan;
+}
+
+/** Input of the `readSearchPage` activity: one results page of a search task. */
+export interface ReadSearchPageInput {
+  keyword: string;
+  marketplace: string;
+  /** 1-based results page. */
+  page: number;
+  /** The task the read is for (marked running while the page loads). */
+  taskId?: string;
+  /**
+   * The `observed_at` to store (ISO 8601): the pages of one task share their first page's time, so
+   * that rank history sees them as one read (core/search-observations.ts `rankHistory`).
+   */
+  observedAt?: string;
+  /** Answer from a stored read of this keyword, marketplace and page observed at or after this time (ISO 8601), if any. */
+  reuseSince?: string;
+}
+
+/** What the `readSearchPage` activity returns: the SearchResults observation stored (or reused). */
+export interface ReadSearchPageResult {
+  /** Observation id, as a decimal string (bigint is not JSON). */
+  observationId: string;
+  status: 'ok' | 'no_results';
+  /** The observation's `observed_at` (ISO 8601). */
+  observedAt: string;
+  /** True when a stored read answered without loading the page. */
+  reused: boolean;
+  /** Every attempt of the read (absent when reused). */
+  attempts?: SourceAttempt[];
+}
+
+/** How a `searchTask` workflow ended. */
+export interface SearchTaskOutcome {
+  taskId: string;
+  statusCode: number;
+  /** The observations read, page order (empty when the task failed). */
+  observationIds: string[];
 }

@@ -1,5 +1,5 @@
 /**
- * Starting and awaiting `productTask` workflows (Temporal client) from the API and from the
+ * Starting and awaiting `productTask` and `searchTask` workflows (Temporal client) from the API and from the
  * worker's task reconciler, and starting the `webhookDelivery` workflows of tasks finished outside
  * a productTask workflow (reuse window, refused start, reconciler).
  */
@@ -8,9 +8,11 @@ import type { MonitorRuns } from '../monitoring-reconciler.js';
 import { monitorWorkflowId } from '../domain/subscription-messages.js';
 import type { Config } from '../config.js';
 import type { TaskCompletions } from '../task-completions.js';
-import { PRIORITY_KEYS, type ProductTaskInput, type ReadUrgency } from '../domain/task-messages.js';
+import { PRIORITY_KEYS, type ProductTaskInput, type ReadUrgency, type SearchTaskInput } from '../domain/task-messages.js';
 import { webhookFairness, webhookWorkflowId, type WebhookDeliveryInput, type WebhookKind, type WebhookPlan } from '../domain/webhook-messages.js';
-import { deliveryAttributes, deliverySummary, displayUrl, startLabels, taskAttributes, taskDetails, taskSummary } from '../domain/operator-view.js';
+import {
+  deliveryAttributes, deliverySummary, displayUrl, searchTaskAttributes, searchTaskDetails, searchTaskSummary, startLabels, taskAttributes, taskDetails, taskSummary,
+} from '../domain/operator-view.js';
 
 /** The webhook URLs of a task, by kind (as stored; shown to operators through `displayUrl` only). */
 export type WebhookUrls = Partial<Record<WebhookKind, string | null>>;
@@ -27,6 +29,15 @@ export interface TaskLabels {
   webhookUrls?: WebhookUrls;
 }
 
+/** How a task's workflow start is labelled and ordered (both kinds). */
+type StartExtras = TaskLabels & { webhookKinds?: WebhookKind[]; urgency?: ReadUrgency; accountId?: number };
+
+/** A product task's workflow start (`productTask`). */
+export type ProductTaskStart = Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & StartExtras & { kind?: 'product' };
+
+/** A search task's workflow start (`searchTask`): its keyword and pages instead of an ASIN. */
+export type SearchTaskStart = Omit<SearchTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & StartExtras & { kind: 'search' };
+
 /** What the API needs of Temporal; tests use the real implementation against a dev server. */
 export interface TaskLauncher {
   /**
@@ -35,13 +46,13 @@ export interface TaskLauncher {
    * workflow already started for the task counts as started (the reconciler and the API may race).
    * @throws what Temporal answers when it refuses the start (unknown namespace, server down, ...).
    */
-  start(input: Omit<ProductTaskInput, 'readAttempts' | 'retryInitialMs' | 'webhooks'> & TaskLabels & { webhookKinds?: WebhookKind[]; urgency?: ReadUrgency; accountId?: number }): Promise<void>;
+  start(input: ProductTaskStart | SearchTaskStart): Promise<void>;
   /**
    * Starts the deliveries of a task that is already finished (workflowId `webhook:<taskId>:<kind>`);
    * `accountId` is the task's account (its share of the webhook slots); the product, tag and URLs
    * label the deliveries in the operators' view.
    */
-  startWebhooks(input: { taskId: string; kinds: WebhookKind[]; accountId?: number; asin?: string; marketplace?: string; tag?: string | null; urls?: WebhookUrls }): Promise<void>;
+  startWebhooks(input: { taskId: string; kinds: WebhookKind[]; accountId?: number; asin?: string | null; marketplace?: string; tag?: string | null; urls?: WebhookUrls }): Promise<void>;
   /**
    * Waits up to `budgetMs` for the task to be finished: its workflow closed, or (with
    * `TaskLauncherOptions.completions`) its read told that it completed the task; false when the
@@ -105,8 +116,29 @@ export interface TaskLauncherOptions {
 /** The Temporal implementation of `TaskLauncher` (and of the reconciler's `TaskWorkflows`). */
 export function temporalTaskLauncher(client: Client, config: Config, options: TaskLauncherOptions = {}): TaskLauncher & TaskWorkflows {
   const eager = options.eagerStart ? { requestEagerStart: true } : {};
+  /** Starts a search task's `searchTask` workflow, as `start` does a product task's. */
+  async function startSearch({ webhookKinds, urgency, accountId, login, tag, priority, webhookUrls, kind: _kind, ...input }: SearchTaskStart): Promise<void> {
+    const facts = {
+      taskId: input.taskId, keyword: input.keyword, pages: input.pages, marketplace: input.marketplace, accountId, login, tag, priority,
+      endpoint: urgency === 'live' ? 'live' as const : 'task_post' as const, webhooks: webhookTargets(webhookKinds ?? [], webhookUrls),
+    };
+    await client.workflow.start('searchTask', {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowId: input.taskId,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      priority: { priorityKey: PRIORITY_KEYS[urgency ?? 'normal'] },
+      ...eager,
+      ...startLabels(searchTaskAttributes(facts), searchTaskSummary(facts), searchTaskDetails(facts)),
+      args: [{
+        ...input, readAttempts: config.SOURCE_READ_ATTEMPTS, retryInitialMs: 1_000,
+        ...(webhookKinds?.length ? { webhooks: webhookPlan(config, webhookKinds, accountId, webhookUrls) } : {}),
+      } satisfies SearchTaskInput],
+    }).catch((error: unknown) => { if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; });
+  }
   return {
-    async start({ webhookKinds, urgency, accountId, login, tag, priority, webhookUrls, ...input }) {
+    async start(start) {
+      if (start.kind === 'search') return startSearch(start);
+      const { webhookKinds, urgency, accountId, login, tag, priority, webhookUrls, kind: _kind, ...input } = start;
       const facts = {
         taskId: input.taskId, asin: input.asin, marketplace: input.marketplace, accountId, login, tag, priority,
         endpoint: urgency === 'live' ? 'live' as const : 'task_post' as const, webhooks: webhookTargets(webhookKinds ?? [], webhookUrls),
@@ -128,7 +160,7 @@ export function temporalTaskLauncher(client: Client, config: Config, options: Ta
     async startWebhooks({ taskId, kinds, accountId, asin, marketplace, tag, urls }) {
       const plan = webhookPlan(config, kinds, accountId, urls);
       for (const kind of kinds) {
-        const facts = { taskId, kind, accountId, asin, marketplace, tag, target: plan.targets?.[kind] ?? null };
+        const facts = { taskId, kind, accountId, asin: asin ?? undefined, marketplace, tag, target: plan.targets?.[kind] ?? null };
         await client.workflow.start('webhookDelivery', {
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           workflowId: webhookWorkflowId(taskId, kind),
@@ -174,7 +206,7 @@ export function temporalTaskLauncher(client: Client, config: Config, options: Ta
       }
     },
     async closedUnfinished(sinceMs, limit) {
-      const query = `WorkflowType = 'productTask' AND ExecutionStatus IN ('Terminated', 'TimedOut', 'Canceled') AND CloseTime > '${new Date(sinceMs).toISOString()}'`;
+      const query = `WorkflowType IN ('productTask', 'searchTask') AND ExecutionStatus IN ('Terminated', 'TimedOut', 'Canceled') AND CloseTime > '${new Date(sinceMs).toISOString()}'`;
       const ids: string[] = [];
       for await (const execution of client.workflow.list({ query, pageSize: limit })) {
         ids.push(execution.workflowId);

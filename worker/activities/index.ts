@@ -8,6 +8,7 @@ import type { WorkerActivities } from '../../workflows/activity-contract.js';
 import { createLegacyTaskActivities } from './legacy-task-bookkeeping.js';
 import { createMaintenanceActivities, type MaintenanceDeps } from './maintenance.js';
 import { createProductReadActivities, type ProductReadDeps } from './product-read.js';
+import { createSearchReadActivities } from './search-read.js';
 import { createTaskActivities } from './task-bookkeeping.js';
 import { createMonitoringActivities } from './monitoring.js';
 import { createWebhookDeliveryActivities, type WebhookDeliveryDeps } from './webhook-delivery.js';
@@ -17,6 +18,7 @@ export type ActivityDeps = ProductReadDeps & WebhookDeliveryDeps & MaintenanceDe
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createProductReadActivities(deps),
+    ...createSearchReadActivities(deps),
     ...createTaskActivities(deps),
     ...createLegacyTaskActivities(deps),
     ...createMonitoringActivities(deps),

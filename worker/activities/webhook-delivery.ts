@@ -17,6 +17,7 @@ import type { Db } from '../../core/db/db.js';
 import type { Logger } from '../../core/logger.js';
 import { taskGetEnvelope } from '../../api/rest/envelope/task-get.js';
 import { taskGetViewOf } from '../../core/task-reads.js';
+import { withSearchResults } from '../../core/services/task-results.js';
 import { OBSERVATION_INCLUDE } from '../../core/observations.js';
 import { recordAttempt, storedEvent, taskEventId } from '../../core/webhook-events.js';
 import { expandPingbackUrl } from '../../core/webhooks/pingback-url.js';
@@ -78,7 +79,7 @@ export function createWebhookDeliveryActivities({ db, logger, webhooks }: Webhoo
       eventId: eventId ?? (await taskEventId(db, task, kind, configured)),
       kind, taskId: task.id, accountId: task.accountId, account: task.account,
       target: kind === 'pingback' ? expandPingbackUrl(configured, task) : configured,
-      body: kind === 'postback' ? JSON.stringify(taskGetEnvelope(taskGetViewOf(task), startedAt)) : undefined,
+      body: kind === 'postback' ? JSON.stringify(taskGetEnvelope(await withSearchResults(db, taskGetViewOf(task)), startedAt)) : undefined,
     };
   }
 

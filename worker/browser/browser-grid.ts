@@ -155,6 +155,20 @@ export class BrowserGrid implements AsyncDisposable {
     });
   }
 
+  /**
+   * The URL a search read navigates to: `/s?k=<keyword, URL-encoded with %20 for spaces>`, plus
+   * `&page=<n>` when n > 1 (operations-contract.md "search reads with RETAIL_SOURCE_ORIGIN set").
+   */
+  searchUrl(marketplace: Marketplace, keyword: string, page: number): string {
+    const path = `/s?k=${encodeURIComponent(keyword)}${page > 1 ? `&page=${page}` : ''}`;
+    return this.sourceOrigin ? `${this.sourceOrigin}/${marketplace.domain}${path}` : `https://${marketplace.domain}${path}`;
+  }
+
+  /** The URL a read navigates to: the product page of `asin`, or the search page of `request.search`. */
+  private urlOf(request: ReadRequest): string {
+    return request.search ? this.searchUrl(request.marketplace, request.search.keyword, request.search.page) : this.productUrl(request.marketplace, request.asin);
+  }
+
   /** The URL a read of `asin` on `marketplace` navigates to. */
   productUrl(marketplace: Marketplace, asin: string): string {
     const path = `/dp/${asin.toUpperCase()}`;
@@ -178,7 +192,7 @@ export class BrowserGrid implements AsyncDisposable {
    */
   async read(request: ReadRequest): Promise<SourcePage> {
     if (this.closing) throw new BrowserGridClosedError('browser grid is closed');
-    if (!ASIN_PATTERN.test(request.asin)) throw new TypeError(`not an ASIN: "${request.asin}"`);
+    if (!request.search && !ASIN_PATTERN.test(request.asin)) throw new TypeError(`not an ASIN: "${request.asin}"`);
     // Pages held open for their callers close now, at the latest: this read may need the slot,
     // and their teardown should not fall on its parse later.
     this.held.releaseAll();
@@ -195,7 +209,7 @@ export class BrowserGrid implements AsyncDisposable {
    * every path; a failure is reported only after both. Never rejects.
    */
   private async readWhileLeased(request: ReadRequest, answer: (page: SourcePage) => void, fail: (error: unknown) => void): Promise<void> {
-    const url = this.productUrl(request.marketplace, request.asin);
+    const url = this.urlOf(request);
     const cancelled = (): ReadCancelledError => new ReadCancelledError(`read of ${url} cancelled`, { cause: request.signal?.reason });
     try {
       using lease = await this.pool.lease(request.signal, cancelled);

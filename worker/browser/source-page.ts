@@ -5,11 +5,13 @@
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { ReadIdentity } from './read-identity.js';
 
-/** One read: the product page of `asin` on `marketplace`. */
+/** One read: the product page of `asin` on `marketplace`, or with `search` a search results page. */
 export interface ReadRequest {
   marketplace: Marketplace;
-  /** 10 characters, letters and digits; upper-cased in the URL. */
+  /** 10 characters, letters and digits; upper-cased in the URL. Ignored with `search`. */
   asin: string;
+  /** The results page `page` (1-based) of `keyword`: `/s?k=<keyword>[&page=<n>]` (operations-contract.md). */
+  search?: { keyword: string; page: number };
   /** Aborting rejects the read with `ReadCancelledError` after its page and context are closed. */
   signal?: AbortSignal;
   /** The session the read goes out with (proxy, cookies, fingerprint); unset → direct, the slot's user agent. */

@@ -42,7 +42,10 @@ export interface IdentityReadDeps {
 /** One read to make. */
 export interface IdentityReadRequest {
   marketplace: Marketplace;
+  /** The product page of this ASIN; with `search`, only names the read in logs (empty). */
   asin: string;
+  /** A search results page instead of a product page (ReadRequest `search`). */
+  search?: ReadRequest['search'];
   /** The caller's cancellation (the activity's). */
   signal?: AbortSignal;
   /** No attempt runs past this time (epoch ms; the task's budget); unset → no deadline but the grid's own limits. */
@@ -50,10 +53,10 @@ export interface IdentityReadRequest {
 }
 
 /** A read that got the page: its bytes, its parse, and every attempt it took. */
-export interface IdentityRead {
+export interface IdentityRead<P = PageParse> {
   page: SourcePage;
-  /** A product page or a not-found page (any other kind was an attempt that failed). */
-  parsed: PageParse;
+  /** A product page or a not-found page (any other kind was an attempt that failed); a search page's parse with a search judge. */
+  parsed: P;
   /** Time spent decoding and parsing the page that was kept, ms. */
   parseMs: number;
   attempts: SourceAttempt[];
@@ -85,8 +88,19 @@ function failedAttempt(error: unknown, budgetSpent: boolean, proxied: boolean): 
   return { outcome: 'unavailable', reason: code ?? error.reason };
 }
 
-/** How an attempt that got a page ended. */
-async function pageAttempt(page: SourcePage, marketplace: Marketplace, parser: PageParser): Promise<{ outcome: SourceAttemptOutcome; reason?: string; parsed?: PageParse; parseMs?: number }> {
+/** How an attempt that got a page ended: with its parse (the read is over) or not (another identity is tried). */
+export interface PageVerdict<P> {
+  outcome: SourceAttemptOutcome;
+  reason?: string;
+  parsed?: P;
+  parseMs?: number;
+}
+
+/** Decides what a page an attempt got is worth (parsing it); `productPage` by default. */
+export type PageJudge<P> = (page: SourcePage, marketplace: Marketplace, parser: PageParser) => Promise<PageVerdict<P>>;
+
+/** How an attempt that got a product page ended. */
+export async function productPage(page: SourcePage, marketplace: Marketplace, parser: PageParser): Promise<PageVerdict<PageParse>> {
   // 407: the proxy wants credentials it was not given or did not accept.
   if (page.httpStatus === 407) return { outcome: 'proxy_error', reason: 'HTTP 407' };
   // The bytes move to the parse thread (page.bytes is empty afterwards): nothing here reads them again.
@@ -98,19 +112,23 @@ async function pageAttempt(page: SourcePage, marketplace: Marketplace, parser: P
 }
 
 /**
- * Reads the product page, on another identity after each failed attempt.
+ * Reads the product page (or, with `request.search` and a search `judge`, a search results page),
+ * on another identity after each failed attempt.
  * @throws ReadAttemptsFailedError when every attempt failed, the deadline left no time for another,
  *   or every proxy of the marketplace is quarantined.
  * @throws what the grid threw when the failure is not the identity's: the caller's cancellation,
  *   a browser that crashed or could not be reached, a closed grid.
  */
-export async function readWithIdentities(deps: IdentityReadDeps, request: IdentityReadRequest): Promise<IdentityRead> {
+export async function readWithIdentities(deps: IdentityReadDeps, request: IdentityReadRequest): Promise<IdentityRead>;
+export async function readWithIdentities<P>(deps: IdentityReadDeps, request: IdentityReadRequest, judge: PageJudge<P>): Promise<IdentityRead<P>>;
+export async function readWithIdentities<P>(deps: IdentityReadDeps, request: IdentityReadRequest, judge?: PageJudge<P>): Promise<IdentityRead<P>> {
   const { marketplace, asin, signal, deadline } = request;
+  const pageAttempt = (judge ?? productPage) as PageJudge<P>;
   const parser = deps.parser ?? inlinePageParser;
   const attempts: SourceAttempt[] = [];
   const sessions = new Set<string>();
   const proxies = new Set<string>();
-  const log = deps.logger.child({ asin, marketplace: marketplace.code });
+  const log = deps.logger.child({ ...(request.search ? { keyword: request.search.keyword, page: request.search.page } : { asin }), marketplace: marketplace.code });
   for (let n = 1; n <= deps.attempts; n++) {
     const left = deadline === undefined ? Infinity : deadline - Date.now();
     if (n > 1 && left < MIN_ATTEMPT_MS) break;
@@ -128,7 +146,7 @@ export async function readWithIdentities(deps: IdentityReadDeps, request: Identi
     let page: SourcePage | undefined;
     let ended: Awaited<ReturnType<typeof pageAttempt>>;
     try {
-      page = await deps.source.read({ marketplace, asin, identity: lease.identity, ...(attemptSignal && { signal: attemptSignal }) });
+      page = await deps.source.read({ marketplace, asin, identity: lease.identity, ...(request.search && { search: request.search }), ...(attemptSignal && { signal: attemptSignal }) });
       ended = await pageAttempt(page, marketplace, parser);
     } catch (error) {
       const failed = signal?.aborted ? undefined : failedAttempt(error, budget?.aborted === true, lease.proxy !== 'direct');

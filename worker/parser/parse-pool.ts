@@ -12,14 +12,18 @@ import type { Marketplace } from '../../core/marketplaces.js';
 import { trackParseThreadHeaps, type ThreadHeap } from '../../core/metrics.js';
 import { threadEntry } from '../../core/thread-entry.js';
 import type { PageParse } from '../../core/product.js';
-import type { ParseAnswer, ParseJob, ParseThreadData } from './parse-thread.js';
+import type { SearchPageParse } from '../../core/search.js';
+import type { ParseAnswer, ParseJob, ParseThreadData, SearchParseAnswer } from './parse-thread.js';
 
 /** Decodes and parses a read page; `parseMs` is the decode + parse time itself (no queueing), ms. */
 export interface PageParser {
   parse(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: PageParse; parseMs: number }>;
+  /** The same for a search results page (`parseSearchPage`). */
+  parseSearch(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: SearchPageParse; parseMs: number }>;
 }
 
 let parserModule: typeof import('./index.js') | undefined;
+let searchParserModule: typeof import('./search/index.js') | undefined;
 
 /**
  * Parses on the calling thread: the page's decode + parse blocks the event loop while it runs.
@@ -33,6 +37,13 @@ export const inlinePageParser: PageParser = {
     const parsed = parseProductPage(decodePage(bytes, contentType), marketplace);
     return { parsed, parseMs: performance.now() - started };
   },
+  async parseSearch(bytes, contentType, marketplace) {
+    const { decodePage } = (parserModule ??= await import('./index.js'));
+    const { parseSearchPage } = (searchParserModule ??= await import('./search/index.js'));
+    const started = performance.now();
+    const parsed = parseSearchPage(decodePage(bytes, contentType), marketplace);
+    return { parsed, parseMs: performance.now() - started };
+  },
 };
 
 /**
@@ -40,7 +51,7 @@ export const inlinePageParser: PageParser = {
  * its threads' heaps are in the `retail_parse_thread_heap_bytes` gauge (core/metrics.ts).
  */
 export class ParsePool implements PageParser {
-  private readonly pool: Piscina<ParseJob, ParseAnswer>;
+  private readonly pool: Piscina<ParseJob, ParseAnswer | SearchParseAnswer>;
   private readonly untrack: () => void;
 
   /**
@@ -80,10 +91,19 @@ export class ParsePool implements PageParser {
    * @throws what the parse threw; an Error when the pool is closed.
    */
   async parse(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: PageParse; parseMs: number }> {
+    return this.run(bytes, contentType, marketplace) as Promise<ParseAnswer>;
+  }
+
+  /** `parse` for a search results page (`parseSearchPage` on a pool thread). */
+  async parseSearch(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace): Promise<{ parsed: SearchPageParse; parseMs: number }> {
+    return this.run(bytes, contentType, marketplace, 'search') as Promise<SearchParseAnswer>;
+  }
+
+  private async run(bytes: Uint8Array, contentType: string | undefined, marketplace: Marketplace, page?: 'search'): Promise<ParseAnswer | SearchParseAnswer> {
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     // `new Uint8Array(view)` copies (a Buffer's own `slice` would not); Node's Buffer pool cannot move.
     const own = whole && bytes.buffer instanceof ArrayBuffer && !isMarkedAsUntransferable(bytes.buffer) ? bytes : new Uint8Array(bytes);
-    const job: ParseJob = { bytes: own, ...(contentType !== undefined && { contentType }), marketplace: marketplace.code };
+    const job: ParseJob = { bytes: own, ...(contentType !== undefined && { contentType }), marketplace: marketplace.code, ...(page && { page }) };
     return this.pool.run(job, { transferList: [own.buffer as ArrayBuffer] });
   }
 

@@ -6,7 +6,9 @@ import os from 'node:os';
 import { workerData } from 'node:worker_threads';
 import { resolveMarketplace, type MarketplaceCode } from '../../core/marketplaces.js';
 import type { PageParse } from '../../core/product.js';
+import type { SearchPageParse } from '../../core/search.js';
 import { decodePage, parseProductPage } from './index.js';
+import { parseSearchPage } from './search/index.js';
 
 /** What the pool passes as `workerData`. */
 export interface ParseThreadData {
@@ -24,6 +26,8 @@ export interface ParseJob {
   bytes: Uint8Array;
   contentType?: string;
   marketplace: MarketplaceCode;
+  /** `search`: a search results page (`parseSearchPage`); else a product page. */
+  page?: 'search';
 }
 
 /** The parse and the thread's time spent on decode + parse, ms. */
@@ -32,14 +36,22 @@ export interface ParseAnswer {
   parseMs: number;
 }
 
+/** A search job's answer. */
+export interface SearchParseAnswer {
+  parsed: SearchPageParse;
+  parseMs: number;
+}
+
 /**
- * Decodes and parses one page (`decodePage`, then `parseProductPage`).
+ * Decodes and parses one page (`decodePage`, then `parseProductPage`, or `parseSearchPage` for a
+ * search job).
  * @throws Error for a marketplace code the service does not know.
  */
-export default function parseJob(job: ParseJob): ParseAnswer {
+export default function parseJob(job: ParseJob): ParseAnswer | SearchParseAnswer {
   const marketplace = resolveMarketplace(job.marketplace);
   if (!marketplace) throw new Error(`unknown marketplace ${job.marketplace}`);
   const started = performance.now();
-  const parsed = parseProductPage(decodePage(job.bytes, job.contentType), marketplace);
-  return { parsed, parseMs: performance.now() - started };
+  const html = decodePage(job.bytes, job.contentType);
+  const parsed = job.page === 'search' ? parseSearchPage(html, marketplace) : parseProductPage(html, marketplace);
+  return { parsed, parseMs: performance.now() - started } as ParseAnswer | SearchParseAnswer;
 }

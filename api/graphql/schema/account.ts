@@ -95,6 +95,10 @@ const RatesRef = builder.objectRef<Rates>('Rates').implement({
     live: t.exposeFloat('live', { description: 'live, per task.' }),
     history: t.exposeFloat('history', { description: 'history, per element (productHistory: per call).' }),
     monitoring: t.exposeFloat('monitoring', { description: 'monitoring, per delivered observation.' }),
+    search: t.exposeFloat('search', { description: 'search task_post, priority 1, per results page posted (twice taskPost).' }),
+    searchHigh: t.exposeFloat('search_high', { description: 'search task_post, priority 2, per results page posted (twice taskPostHigh).' }),
+    searchLive: t.exposeFloat('search_live', { description: 'search live, per task of one page (twice live).' }),
+    searchMonitoring: t.exposeFloat('search_monitoring', { description: 'keyword monitoring, per results page delivered (twice monitoring).' }),
   }),
 });
 

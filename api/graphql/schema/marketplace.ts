@@ -30,6 +30,8 @@ interface MarketplaceStatusShape {
   sourceReads24h: number;
   medianCompletionMinutes24h: number | null;
   queuedJobs: number;
+  searchReads24h: number;
+  searchSuccessRate24h: number | null;
 }
 
 const MarketplaceStatusRef = builder.objectRef<MarketplaceStatusShape>('MarketplaceStatus').implement({
@@ -42,6 +44,8 @@ const MarketplaceStatusRef = builder.objectRef<MarketplaceStatusShape>('Marketpl
     sourceReads24h: t.exposeInt('sourceReads24h', { description: 'Source reads in the last 24 hours.' }),
     medianCompletionMinutes24h: t.exposeFloat('medianCompletionMinutes24h', { nullable: true, description: 'Median minutes from task_post to completion over the last 24 hours; null when none completed.' }),
     queuedJobs: t.exposeInt('queuedJobs', { description: 'Tasks queued or running now.' }),
+    searchReads24h: t.exposeInt('searchReads24h', { description: 'Search results page reads in the last 24 hours (counted apart from sourceReads24h).' }),
+    searchSuccessRate24h: t.exposeFloat('searchSuccessRate24h', { nullable: true, description: 'Share (0..1) of successful search results page reads in the last 24 hours; null without reads.' }),
   }),
 });
 
@@ -68,6 +72,8 @@ builder.queryFields((t) => ({
         sourceReads24h: s.source_reads_24h,
         medianCompletionMinutes24h: s.median_completion_minutes_24h,
         queuedJobs: s.queued_jobs,
+        searchReads24h: s.search_reads_24h,
+        searchSuccessRate24h: s.search_success_rate_24h,
       }));
     },
   }),

@@ -174,7 +174,7 @@ export const accountData = z.object({
   balance: usd,
   plan: z.string(),
   limits: z.object({ requests_per_minute: count, tasks_per_minute: count }).meta({ description: 'Per-minute rate limits of the account.' }),
-  rates: z.object({ task_post: usd, task_post_high: usd, live: usd, history: usd, monitoring: usd }).meta({ description: 'Price table, USD per task (history: per body element; monitoring: per delivered observation).' }),
+  rates: z.object({ task_post: usd, task_post_high: usd, live: usd, history: usd, monitoring: usd, search: usd, search_high: usd, search_live: usd, search_monitoring: usd }).meta({ description: 'Price table, USD per task (history: per body element; monitoring: per delivered observation; search and search_high: per results page posted; search_live: per live search; search_monitoring: per results page delivered).' }),
   usage: z.object({ today: z.object(usageTotals), this_month: z.object(usageTotals) }).meta({ description: 'UTC day and month so far.' }),
   api_keys: z.array(z.object(keyListing)).meta({ description: 'Active API keys (never the full key).' }),
   webhook_secret: z.string().meta({ description: 'Key of the webhook signatures (HMAC-SHA256).' }),
@@ -236,10 +236,12 @@ export const marketplaceStatus = z.object({
   marketplace: marketplaceCode,
   available: z.boolean().nullable().meta({ description: 'Null when there is not enough recent data.' }),
   status: z.enum(['operational', 'degraded', 'unavailable', 'unknown']),
-  success_rate_24h: z.number().min(0).max(1).nullable().meta({ description: 'Share of source reads of the last 24 hours that succeeded (0..1); null without reads.' }),
-  source_reads_24h: count.meta({ description: 'Source reads of the last 24 hours.' }),
+  success_rate_24h: z.number().min(0).max(1).nullable().meta({ description: 'Share of product page reads of the last 24 hours that succeeded (0..1); null without reads.' }),
+  source_reads_24h: count.meta({ description: 'Product page reads of the last 24 hours.' }),
   median_completion_minutes_24h: z.number().min(0).nullable().meta({ description: 'Median minutes from task_post to completion over the last 24 hours; null when none completed.' }),
   queued_jobs: count.meta({ description: 'Collection jobs queued or running now.' }),
+  search_reads_24h: count.meta({ description: 'Search results page reads of the last 24 hours (counted apart from product page reads).' }),
+  search_success_rate_24h: z.number().min(0).max(1).nullable().meta({ description: 'Share of search results page reads of the last 24 hours that succeeded (a results page or a no-results page; 0..1); null without reads.' }),
 }).meta({ id: 'MarketplaceStatus', description: 'Availability of one marketplace (aggregates only).' });
 
 /** One row of /v1/appendix/errors (core/status-codes.ts). */

@@ -15,3 +15,7 @@ ALTER TABLE "tasks" ADD CONSTRAINT "tasks_kind_shape" CHECK (
   ("kind" = 'product' AND "asin" IS NOT NULL)
   OR ("kind" = 'search' AND "keyword" IS NOT NULL AND "pages" BETWEEN 1 AND 5)
 );
+
+-- Source reads of search results pages are counted apart from product page reads
+-- (GET /v1/appendix/status per marketplace, search-page-contract.md "API").
+ALTER TABLE "source_reads" ADD COLUMN "page_type" VARCHAR(8) NOT NULL DEFAULT 'product';
