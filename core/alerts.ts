@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from './db/prisma.js';
 import { resolveMarketplace } from './marketplaces.js';
 import type { Product } from './product.js';
+import type { SearchResults } from './search.js';
+import { rankSideOf } from './domain/rank-alert-rules.js';
 import {
   changeEventBody,
   evaluateRule,
@@ -30,6 +32,8 @@ export interface AlertRuleObject {
   type: AlertType;
   /** Threshold or percent; null for the change types. */
   value: number | null;
+  /** Rank rules of keyword subscriptions: the tracked ASIN the rule judges (absent on product rules). */
+  asin?: string;
   /** False after the rule fired, until an observation outside its condition re-arms it. */
   armed: boolean;
   /** The last known value of the rule's field; null before the first. */
@@ -45,6 +49,7 @@ export function toAlertRule(row: AlertRuleRow): AlertRuleObject {
     id: row.id,
     type: row.type as AlertType,
     value: row.value === null ? null : row.value.toNumber(),
+    ...(row.asin === null ? {} : { asin: row.asin }),
     armed: row.armed,
     last_known: (row.reference as ChangeSide | null) ?? null,
     triggered_count: row.triggeredCount,
@@ -52,7 +57,8 @@ export function toAlertRule(row: AlertRuleRow): AlertRuleObject {
   };
 }
 
-const sameRule = (row: AlertRuleRow, spec: AlertRuleSpec) => row.type === spec.type && (row.value === null ? spec.value === null : spec.value !== null && row.value.equals(spec.value));
+const sameRule = (row: AlertRuleRow, spec: AlertRuleSpec) => row.type === spec.type && (row.asin ?? null) === (spec.asin ?? null)
+  && (row.value === null ? spec.value === null : spec.value !== null && row.value.equals(spec.value));
 
 /**
  * Replaces the subscription's rules with `specs`, in order, inside the caller's transaction. A rule
@@ -73,7 +79,7 @@ export async function replaceAlertRules(tx: Tx, subscriptionId: number, specs: A
     if (match) {
       if (match.position !== position) await tx.alertRule.update({ where: { id: match.id }, data: { position } });
     } else {
-      await tx.alertRule.create({ data: { subscriptionId, position, type: spec.type, value: spec.value === null ? null : String(spec.value) } });
+      await tx.alertRule.create({ data: { subscriptionId, position, type: spec.type, value: spec.value === null ? null : String(spec.value), asin: spec.asin ?? null } });
     }
   }
 }
@@ -94,25 +100,28 @@ export interface RecordedChanges {
   eventIds: string[];
 }
 
+/** Where a judged read came from: a product observation, or the page 1 SearchResults of a keyword run. */
+type ReadRef = { observationId: bigint } | { searchObservationId: bigint };
+
 /**
- * Judges a subscription's new observation by its rules, inside the transaction that stores the
- * observation (the caller holds the account's lock, so rule states change one observation at a
- * time): each rule's state is updated, and each rule that fires records one `change` event with
- * its body (to the subscription's alert_url when it has one).
- * @returns the events to deliver (none when no rule fired or the subscription has no alert_url).
+ * Judges one read by the subscription's rules (the caller holds the account's lock, so rule states
+ * change one read at a time): each rule's state is updated, and each rule that fires records one
+ * `change` event with its body (to the subscription's alert_url when it has one).
+ * @param sideFor the rule's side of the read (null: unknown there).
+ * @param about the event body's `asin` (and `keyword`) for a rule.
  */
-export async function recordObservationAlerts(tx: Tx, input: { subscriptionId: number; observationId: bigint; product: Product }): Promise<RecordedChanges | null> {
-  if (input.product.status === 'not_found') return null; // every field unknown: nothing fires, nothing moves
-  const rules = await tx.alertRule.findMany({ where: { subscriptionId: input.subscriptionId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
-  if (rules.length === 0) return null;
-  const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true, asin: true, marketplace: true, alertUrl: true } });
-  if (!sub) return null;
-  const currency = resolveMarketplace(sub.marketplace)?.currency ?? '';
+async function judgeRules(
+  tx: Tx,
+  input: { subscriptionId: number; accountId: number; marketplace: string; alertUrl: string | null; read: ReadRef },
+  rules: AlertRuleRow[],
+  sideFor: (rule: AlertRuleSpec) => ChangeSide | null,
+  about: (rule: AlertRuleSpec) => { asin: string; keyword?: string },
+): Promise<RecordedChanges | null> {
   const eventIds: string[] = [];
   for (const row of rules) {
-    const rule: AlertRuleSpec = { type: row.type as AlertType, value: row.value === null ? null : row.value.toNumber() };
+    const rule: AlertRuleSpec = { type: row.type as AlertType, value: row.value === null ? null : row.value.toNumber(), ...(row.asin === null ? {} : { asin: row.asin }) };
     const state: AlertRuleState = { armed: row.armed, reference: (row.reference as ChangeSide | null) ?? null };
-    const { state: next, change } = evaluateRule(rule, state, sideOf(rule.type, input.product, currency));
+    const { state: next, change } = evaluateRule(rule, state, sideFor(rule));
     if (next === state) continue;
     const fired = change !== null;
     await tx.alertRule.update({
@@ -125,22 +134,71 @@ export async function recordObservationAlerts(tx: Tx, input: { subscriptionId: n
     });
     if (!change) continue;
     const id = randomUUID();
-    const body = changeEventBody({ event_id: id, subscription_id: input.subscriptionId, asin: sub.asin, marketplace: sub.marketplace, rule: { id: row.id, ...rule }, ...change });
+    const body = changeEventBody({ event_id: id, subscription_id: input.subscriptionId, ...about(rule), marketplace: input.marketplace, rule: { id: row.id, ...rule }, ...change });
     await tx.webhookEvent.create({
       data: {
-        id, accountId: sub.accountId, kind: 'change', subscriptionId: input.subscriptionId, alertRuleId: row.id,
-        observationId: input.observationId, url: sub.alertUrl, body: JSON.stringify(body),
+        id, accountId: input.accountId, kind: 'change', subscriptionId: input.subscriptionId, alertRuleId: row.id,
+        ...input.read, url: input.alertUrl, body: JSON.stringify(body),
       },
     });
-    if (sub.alertUrl) eventIds.push(id);
+    if (input.alertUrl) eventIds.push(id);
   }
-  return eventIds.length ? { accountId: sub.accountId, eventIds } : null;
+  return eventIds.length ? { accountId: input.accountId, eventIds } : null;
+}
+
+/** The subscription's rules in order. */
+const rulesOf = (tx: Tx, subscriptionId: number) => tx.alertRule.findMany({ where: { subscriptionId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
+
+/**
+ * Judges a product subscription's new observation by its rules, inside the transaction that
+ * stores the observation (see `judgeRules`).
+ * @returns the events to deliver (none when no rule fired or the subscription has no alert_url).
+ */
+export async function recordObservationAlerts(tx: Tx, input: { subscriptionId: number; observationId: bigint; product: Product }): Promise<RecordedChanges | null> {
+  if (input.product.status === 'not_found') return null; // every field unknown: nothing fires, nothing moves
+  const rules = await rulesOf(tx, input.subscriptionId);
+  if (rules.length === 0) return null;
+  const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true, asin: true, marketplace: true, alertUrl: true } });
+  if (!sub || sub.asin === null) return null;
+  const asin = sub.asin;
+  const currency = resolveMarketplace(sub.marketplace)?.currency ?? '';
+  return judgeRules(tx, { ...sub, subscriptionId: input.subscriptionId, read: { observationId: input.observationId } }, rules,
+    (rule) => sideOf(rule.type, input.product, currency), () => ({ asin }));
+}
+
+/**
+ * Judges a keyword subscription's run (its pages, page 1 first) by its rank rules, inside the
+ * transaction that delivers the run (see `judgeRules`): each rule judges its tracked ASIN's side of
+ * the pages (core/domain/rank-alert-rules.ts). The events refer to the run's page 1 observation.
+ * @returns the events to deliver (none when no rule fired or the subscription has no alert_url).
+ */
+export async function recordRankAlerts(tx: Tx, input: { subscriptionId: number; pages: { id: bigint; results: SearchResults }[] }): Promise<RecordedChanges | null> {
+  const first = input.pages[0];
+  if (!first) return null;
+  const rules = await rulesOf(tx, input.subscriptionId);
+  if (rules.length === 0) return null;
+  const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true, keyword: true, marketplace: true, alertUrl: true } });
+  if (!sub || sub.keyword === null) return null;
+  const keyword = sub.keyword;
+  const pages = input.pages.map((p) => p.results);
+  return judgeRules(tx, { ...sub, subscriptionId: input.subscriptionId, read: { searchObservationId: first.id } }, rules,
+    (rule) => (rule.asin ? rankSideOf(rule.asin, pages, first.results.observed_at) : null), (rule) => ({ asin: rule.asin ?? '', keyword }));
 }
 
 /** The deliverable change events an observation already recorded (a retried read returns them again). */
 export async function recordedAlertsOf(prisma: PrismaClient | Tx, subscriptionId: number, observationId: bigint): Promise<RecordedChanges | null> {
   const rows = await prisma.webhookEvent.findMany({
     where: { subscriptionId, observationId, kind: 'change', url: { not: null } },
+    select: { id: true, accountId: true },
+    orderBy: { alertRuleId: 'asc' },
+  });
+  return rows.length ? { accountId: rows[0]!.accountId, eventIds: rows.map((r) => r.id) } : null;
+}
+
+/** The deliverable change events a keyword run (named by its page 1 observation) already recorded. */
+export async function recordedRankAlertsOf(prisma: PrismaClient | Tx, subscriptionId: number, searchObservationId: bigint): Promise<RecordedChanges | null> {
+  const rows = await prisma.webhookEvent.findMany({
+    where: { subscriptionId, searchObservationId, kind: 'change', url: { not: null } },
     select: { id: true, accountId: true },
     orderBy: { alertRuleId: 'asc' },
   });

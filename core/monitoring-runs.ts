@@ -22,7 +22,7 @@ import { credit, tryCharge } from './ledger.js';
 import { insertObservation, isForeignKeyViolation } from './observations.js';
 import { planOf } from './pricing.js';
 import type { Product } from './product.js';
-import { TX_OPTIONS, lockAccount, pauseAccountSubscriptions } from './subscriptions.js';
+import { TX_OPTIONS, lockAccount, pauseAccountSubscriptions, runPrice } from './subscriptions.js';
 import type { MonitoringRunStart as RunStart, RunDelivery } from './domain/subscription-messages.js';
 
 type Tx = Prisma.TransactionClient;
@@ -39,18 +39,22 @@ export class MonitoringRunError extends Error {
 }
 
 /** The run's reserved charge, locked when `lock` (callers hold the account's lock first). */
-async function reservationOf(tx: Tx | PrismaClient, runKey: string, lock: boolean) {
+export async function reservationOf(tx: Tx | PrismaClient, runKey: string, lock: boolean) {
+  type Row = { id: bigint; account_id: number; subscription_id: number | null; amount: string; observation_id: bigint | null; pages_delivered: number };
+  // `pages_delivered`: the search pages a keyword run delivered (0 for product runs and open runs).
   const rows = lock
-    ? await tx.$queryRaw<{ id: bigint; account_id: number; subscription_id: number | null; amount: string; observation_id: bigint | null }[]>`
-        SELECT id, account_id, subscription_id, amount::text AS amount, observation_id FROM ledger_entries WHERE run_key = ${runKey} FOR UPDATE`
-    : await tx.$queryRaw<{ id: bigint; account_id: number; subscription_id: number | null; amount: string; observation_id: bigint | null }[]>`
-        SELECT id, account_id, subscription_id, amount::text AS amount, observation_id FROM ledger_entries WHERE run_key = ${runKey}`;
+    ? await tx.$queryRaw<Row[]>`
+        SELECT id, account_id, subscription_id, amount::text AS amount, observation_id, cardinality(search_observation_ids) AS pages_delivered
+        FROM ledger_entries WHERE run_key = ${runKey} FOR UPDATE`
+    : await tx.$queryRaw<Row[]>`
+        SELECT id, account_id, subscription_id, amount::text AS amount, observation_id, cardinality(search_observation_ids) AS pages_delivered
+        FROM ledger_entries WHERE run_key = ${runKey}`;
   return rows[0];
 }
 
 const refundKey = (runKey: string) => `${runKey}:refund`;
 
-async function isRefunded(tx: Tx | PrismaClient, runKey: string): Promise<boolean> {
+export async function isRefunded(tx: Tx | PrismaClient, runKey: string): Promise<boolean> {
   return (await tx.ledgerEntry.count({ where: { runKey: refundKey(runKey) } })) > 0;
 }
 
@@ -58,7 +62,7 @@ async function isRefunded(tx: Tx | PrismaClient, runKey: string): Promise<boolea
  * Credits the reserved amount back with its `refund` entry and settles the reservation as
  * `refunded` (core/reservations.ts); the caller holds the account's lock.
  */
-async function refund(tx: Tx, reservation: { account_id: number; subscription_id: number | null; amount: string }, runKey: string, note: string): Promise<void> {
+export async function refund(tx: Tx, reservation: { account_id: number; subscription_id: number | null; amount: string }, runKey: string, note: string): Promise<void> {
   // The reservation's entry holds the charge as a negative amount.
   await credit(tx, {
     accountId: reservation.account_id, amount: reservation.amount.replace(/^-/, ''), kind: 'refund',
@@ -73,7 +77,7 @@ async function refund(tx: Tx, reservation: { account_id: number; subscription_id
  * A retry of a run that was already reserved answers `reserved` and charges nothing more.
  * @param input.runKey unique per run (≤ MAX_RUN_KEY_LENGTH characters), e.g. workflow run id + counter.
  */
-export async function startMonitoringRun(db: Db, input: { subscriptionId: number; runKey: string; reserve: boolean }): Promise<RunStart> {
+export async function startMonitoringRun(db: Db, input: { subscriptionId: number; runKey: string; reserve: boolean; pages?: number }): Promise<RunStart> {
   if (input.runKey.length > MAX_RUN_KEY_LENGTH) throw new Error(`run key longer than ${MAX_RUN_KEY_LENGTH} characters`);
   return db.prisma.$transaction(async (tx): Promise<RunStart> => {
     const sub = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { accountId: true } });
@@ -82,13 +86,15 @@ export async function startMonitoringRun(db: Db, input: { subscriptionId: number
     if (!account) return 'deleted';
     if (input.reserve && (await reservationOf(tx, input.runKey, false))) return 'reserved';
     if (account.disabled) return 'account_disabled';
-    const current = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { status: true } });
+    const current = await tx.subscription.findUnique({ where: { id: input.subscriptionId }, select: { status: true, kind: true, pages: true } });
     if (!current) return 'deleted';
     if (account.paused || current.status === 'paused_balance') return 'paused_balance';
     if (!input.reserve) return 'active';
+    // A keyword run is charged for the pages its monitor will read (its settings, given by the monitor).
+    const pages = current.kind === 'search' ? (input.pages ?? current.pages ?? 1) : null;
     const charged = await tryCharge(tx, {
-      accountId: sub.accountId, amount: planOf(account.plan).rates.monitoring, kind: 'monitoring',
-      subscriptionId: input.subscriptionId, runKey: input.runKey, note: 'monitoring run',
+      accountId: sub.accountId, amount: runPrice(planOf(account.plan).rates, { kind: current.kind, pages }), kind: 'monitoring',
+      subscriptionId: input.subscriptionId, runKey: input.runKey, note: pages === null ? 'monitoring run' : `keyword monitoring run, ${pages} page${pages === 1 ? '' : 's'}`,
     });
     if (charged === null) {
       await pauseAccountSubscriptions(tx, sub.accountId);
@@ -178,7 +184,7 @@ export async function refundMonitoringRun(db: Db, input: { runKey: string }): Pr
     if (!unlocked) return 'none';
     await lockAccount(tx, unlocked.account_id);
     const reservation = (await reservationOf(tx, input.runKey, true))!;
-    if (reservation.observation_id !== null) return 'delivered';
+    if (reservation.observation_id !== null || reservation.pages_delivered > 0) return 'delivered';
     if (!(await isRefunded(tx, input.runKey))) await refund(tx, reservation, input.runKey, 'monitoring: page not read');
     return 'refunded';
   }, TX_OPTIONS);

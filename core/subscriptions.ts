@@ -9,7 +9,8 @@ import type { Prisma } from './db/prisma.js';
 import { replaceAlertRules } from './alerts.js';
 import { tryCharge } from './ledger.js';
 import type { AlertRuleSpec } from './domain/alert-rules.js';
-import { planOf } from './pricing.js';
+import { planOf, type Rates } from './pricing.js';
+import { searchKeywordKey } from './search-observations.js';
 import type { DeliveryOutcome, Frequency, SubscriptionState } from './domain/subscription-messages.js';
 
 export { FREQUENCIES, type Frequency } from './domain/subscription-messages.js';
@@ -43,9 +44,8 @@ export async function lockAccount(tx: Tx, accountId: number): Promise<LockedAcco
   return row && { balance: Number(row.balance), plan: row.plan, paused: row.subscriptions_paused, disabled: row.disabled };
 }
 
-/** One element of monitoring/add, validated. `undefined` tag / external id / alerts / alert URL: not given. */
-export interface SubscriptionRequest {
-  asin: string;
+/** The fields both forms of a monitoring/add element share. */
+interface SubscriptionRequestCommon {
   marketplace: string;
   frequency: Frequency;
   tag?: string | null;
@@ -56,17 +56,49 @@ export interface SubscriptionRequest {
   alertUrl?: string | null;
 }
 
+/** A product subscription (monitoring/add with `asin`). */
+export interface ProductSubscriptionRequest extends SubscriptionRequestCommon {
+  kind?: 'product';
+  asin: string;
+}
+
+/**
+ * A keyword subscription (monitoring/add with `keyword`, search-page-contract.md "API"). `pages`
+ * and `trackAsins` undefined: 1 and none on creation, unchanged on update.
+ */
+export interface KeywordSubscriptionRequest extends SubscriptionRequestCommon {
+  kind: 'search';
+  /** As posted: trimmed, inner white space collapsed, case kept. */
+  keyword: string;
+  /** Results pages read per run, 1-5. */
+  pages?: number;
+  /** The ASINs whose ranks the rank rules judge, 0-50, uppercased. */
+  trackAsins?: string[];
+}
+
+/** One element of monitoring/add, validated. `undefined` tag / external id / alerts / alert URL: not given. */
+export type SubscriptionRequest = ProductSubscriptionRequest | KeywordSubscriptionRequest;
+
+/** USD a run of the subscription reserves: the plan's monitoring price, or its monitoring search price per page. */
+export function runPrice(rates: Rates, sub: { kind?: string | null; pages?: number | null }): number {
+  if (sub.kind !== 'search') return rates.monitoring;
+  return Math.round(rates.search_monitoring * (sub.pages ?? 1) * 1e6) / 1e6;
+}
+
 /** What monitoring/add did with one element. */
 export type AddOutcome =
   /** A new subscription (`active`, or `paused_balance` when the balance is below the monitoring
    *  price or the account's subscriptions are paused). */
   | { kind: 'created'; row: SubscriptionRow }
-  /** The same asin + marketplace was already monitored: frequency and tag updated, status unchanged. */
+  /** The same asin (or keyword) + marketplace was already monitored: frequency and tag updated, status unchanged. */
   | { kind: 'updated'; row: SubscriptionRow }
   /** The account already monitors MAX_SUBSCRIPTIONS_PER_ACCOUNT products. */
   | { kind: 'limit' };
 
-const pairKey = (asin: string, marketplace: string) => `${marketplace}:${asin}`;
+/** A subscription's identity within its account: its product, or its keyword's key, with the marketplace. */
+function identityOf(sub: { kind?: string | null; asin?: string | null; keyword?: string | null; marketplace: string }): string {
+  return sub.kind === 'search' ? `k:${sub.marketplace}:${searchKeywordKey(sub.keyword!)}` : `p:${sub.marketplace}:${sub.asin}`;
+}
 
 /**
  * Adds subscriptions in one transaction under the account's lock, in order. The same asin +
@@ -79,40 +111,59 @@ export async function addSubscriptions(db: Db, accountId: number, requests: Subs
   return db.prisma.$transaction(async (tx) => {
     const account = await lockAccount(tx, accountId);
     if (!account) throw new Error(`account ${accountId} not found`);
-    const startPaused = account.paused || account.balance < planOf(account.plan).rates.monitoring;
+    const rates = planOf(account.plan).rates;
+    const startPaused = (r: SubscriptionRequest) => account.paused || account.balance < runPrice(rates, { kind: r.kind, pages: r.kind === 'search' ? (r.pages ?? 1) : null });
     const existing = await tx.subscription.findMany({
-      where: { accountId, OR: requests.map((r) => ({ asin: r.asin, marketplace: r.marketplace })) },
+      where: {
+        accountId,
+        OR: requests.map((r) => (r.kind === 'search'
+          ? { kind: 'search', keywordKey: searchKeywordKey(r.keyword), marketplace: r.marketplace }
+          : { kind: 'product', asin: r.asin, marketplace: r.marketplace })),
+      },
     });
     let count = await tx.subscription.count({ where: { accountId } });
-    const byPair = new Map<string, SubscriptionRow>(existing.map((row) => [pairKey(row.asin, row.marketplace), row]));
+    const byPair = new Map<string, SubscriptionRow>(existing.map((row) => [identityOf(row), row]));
+    /** Keyword subscriptions whose tracked ASINs changed without new alerts: rules on untracked ASINs go. */
+    const retracked = new Set<string>();
     const changed = new Set<string>();
     /** The last `alerts` given per pair. */
     const alerts = new Map<string, AlertRuleSpec[]>();
     const creates = new Map<string, Prisma.SubscriptionCreateManyInput>();
     const plan: (string | null)[] = [];
     for (const r of requests) {
-      const key = pairKey(r.asin, r.marketplace);
+      const key = identityOf(r);
       const row = byPair.get(key);
       const pending = creates.get(key);
       if (r.alerts !== undefined) alerts.set(key, r.alerts);
+      const search = r.kind === 'search' ? r : null;
       if (row) {
-        if (row.frequency !== r.frequency || (r.tag !== undefined && row.tag !== r.tag) || (r.alertUrl !== undefined && row.alertUrl !== r.alertUrl)) changed.add(key);
+        const pagesChange = search?.pages !== undefined && row.pages !== search.pages;
+        const trackChange = search?.trackAsins !== undefined && row.trackAsins.join() !== search.trackAsins.join();
+        if (row.frequency !== r.frequency || (r.tag !== undefined && row.tag !== r.tag) || (r.alertUrl !== undefined && row.alertUrl !== r.alertUrl) || pagesChange || trackChange) changed.add(key);
         row.frequency = r.frequency;
         if (r.tag !== undefined) row.tag = r.tag;
         if (r.alertUrl !== undefined) row.alertUrl = r.alertUrl;
+        if (search?.pages !== undefined) row.pages = search.pages;
+        if (search?.trackAsins !== undefined) row.trackAsins = search.trackAsins;
+        if (trackChange && r.alerts === undefined) retracked.add(key);
       } else if (pending) {
         pending.frequency = r.frequency;
         if (r.tag !== undefined) pending.tag = r.tag;
         if (r.alertUrl !== undefined) pending.alertUrl = r.alertUrl;
+        if (search?.pages !== undefined) pending.pages = search.pages;
+        if (search?.trackAsins !== undefined) pending.trackAsins = search.trackAsins;
       } else if (count >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) {
         alerts.delete(key);
         plan.push(null);
         continue;
       } else {
         count++;
+        const form = search
+          ? { kind: 'search', asin: null, keyword: search.keyword, keywordKey: searchKeywordKey(search.keyword), pages: search.pages ?? 1, trackAsins: search.trackAsins ?? [] }
+          : { kind: 'product', asin: (r as ProductSubscriptionRequest).asin };
         creates.set(key, {
-          accountId, asin: r.asin, marketplace: r.marketplace, frequency: r.frequency, tag: r.tag ?? null,
-          externalUserId: r.externalUserId ?? null, status: startPaused ? 'paused_balance' : 'active', alertUrl: r.alertUrl ?? null,
+          accountId, ...form, marketplace: r.marketplace, frequency: r.frequency, tag: r.tag ?? null,
+          externalUserId: r.externalUserId ?? null, status: startPaused(r) ? 'paused_balance' : 'active', alertUrl: r.alertUrl ?? null,
         });
       }
       plan.push(key);
@@ -120,13 +171,20 @@ export async function addSubscriptions(db: Db, accountId: number, requests: Subs
     const created = creates.size ? await tx.subscription.createManyAndReturn({ data: [...creates.values()] }) : [];
     const createdKeys = new Set<string>();
     for (const row of created) {
-      const key = pairKey(row.asin, row.marketplace);
+      const key = identityOf(row);
       byPair.set(key, row);
       createdKeys.add(key);
     }
     for (const key of changed) {
       const row = byPair.get(key)!;
-      byPair.set(key, await tx.subscription.update({ where: { id: row.id }, data: { frequency: row.frequency, tag: row.tag, alertUrl: row.alertUrl } }));
+      byPair.set(key, await tx.subscription.update({
+        where: { id: row.id },
+        data: { frequency: row.frequency, tag: row.tag, alertUrl: row.alertUrl, ...(row.kind === 'search' ? { pages: row.pages, trackAsins: row.trackAsins } : {}) },
+      }));
+    }
+    for (const key of retracked) {
+      const row = byPair.get(key)!;
+      await tx.alertRule.deleteMany({ where: { subscriptionId: row.id, asin: { notIn: row.trackAsins } } });
     }
     for (const [key, specs] of alerts) await replaceAlertRules(tx, byPair.get(key)!.id, specs);
     return plan.map((key): AddOutcome => {
@@ -136,15 +194,15 @@ export async function addSubscriptions(db: Db, accountId: number, requests: Subs
   }, TX_OPTIONS);
 }
 
-/** Finds one of the account's subscriptions by id or by asin + marketplace. */
+/** Finds one of the account's subscriptions by id, by asin + marketplace, or by keyword (case-insensitive) + marketplace. */
 export async function findSubscription(
   db: Db,
   accountId: number,
-  by: { id: number } | { asin: string; marketplace: string },
+  by: { id: number } | { asin: string; marketplace: string } | { keyword: string; marketplace: string },
 ): Promise<SubscriptionRow | null> {
-  return 'id' in by
-    ? db.prisma.subscription.findFirst({ where: { id: by.id, accountId } })
-    : db.prisma.subscription.findUnique({ where: { accountId_asin_marketplace: { accountId, asin: by.asin, marketplace: by.marketplace } } });
+  if ('id' in by) return db.prisma.subscription.findFirst({ where: { id: by.id, accountId } });
+  if ('keyword' in by) return db.prisma.subscription.findFirst({ where: { accountId, kind: 'search', keywordKey: searchKeywordKey(by.keyword), marketplace: by.marketplace } });
+  return db.prisma.subscription.findFirst({ where: { accountId, kind: 'product', asin: by.asin, marketplace: by.marketplace } });
 }
 
 /**

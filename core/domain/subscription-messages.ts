@@ -60,8 +60,11 @@ export interface MonitorStateView extends MonitorState {
 /** Input of `monitorSubscription`: one object; `state` is set only by continue-as-new. */
 export interface MonitorSubscriptionInput {
   subscriptionId: number;
+  /** The product of a product subscription; '' for a keyword subscription. */
   asin: string;
   marketplace: string;
+  /** Keyword subscriptions (search-page-contract.md "API" Monitoring): what each run reads. */
+  search?: { keyword: string; pages: number };
   frequency: Frequency;
   /** MONITORING_INTERVALS[frequency], ms, resolved by the caller (workflows cannot read config). */
   intervalMs: number;
@@ -86,6 +89,8 @@ export interface MonitorSettings {
   intervalMs: number;
   /** The subscription's tag, when the sender knows it (the monitor's `Tag` search attribute follows it). */
   tag?: string | null;
+  /** Keyword subscriptions: results pages per run, from the next run on. */
+  pages?: number;
 }
 
 /** How a monitor ended. */
@@ -121,6 +126,24 @@ export interface StartMonitoringRunInput {
   runKey: string;
   /** Reserve the monitoring price (a read is due); false: only report whether the subscription may run. */
   reserve: boolean;
+  /** Keyword subscriptions: the results pages the run reads, each charged the monitoring search price. */
+  pages?: number;
+}
+
+/** Input of the `deliverKeywordRun` activity: the pages a reserved keyword run read, page 1 first. */
+export interface DeliverKeywordRunInput {
+  subscriptionId: number;
+  runKey: string;
+  /** The pages the run reserved (`StartMonitoringRunInput.pages`); those not read are refunded. */
+  reservedPages: number;
+  /** The stored SearchResults of the pages read (decimal strings: bigint is not JSON). */
+  searchObservationIds: string[];
+}
+
+/** What a keyword run's delivery did: the pages are the subscription's latest, the reservation kept. */
+export interface DeliverKeywordRunResult {
+  /** The rank rules' change events to deliver (absent: none fired, or no alert_url). */
+  changes?: { accountId: number; eventIds: string[]; retryDelaysMs: number[]; timeoutMs: number };
 }
 
 /** What became of a reserved run when it is refunded (core/monitoring-runs.ts `refundMonitoringRun`). */
