@@ -10,6 +10,7 @@ import './product-v2.js';
 import './analytics.js';
 import './task.js';
 import './subscription.js';
+import './keyword-subscription.js';
 import './alerts.js';
 import './key.js';
 import './account.js';

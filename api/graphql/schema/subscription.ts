@@ -79,13 +79,19 @@ export const SubscriptionRef = builder.prismaObject('Subscription', {
   }),
 });
 
+export const SubscriptionKind = builder.enumType('SubscriptionKind', {
+  description: '`product`: one ASIN; `search`: the results pages of a keyword (search-page-contract.md "API", Monitoring).',
+  values: ['product', 'search'] as const,
+});
+
 /** The caller's subscriptions matching the filters; a bad `tag` → 40501 (monitoring/list's rule). */
-function subscriptionWhere(ctx: GraphQLContext, args: { tag?: string | null; status?: string | null }): Prisma.SubscriptionWhereInput {
+function subscriptionWhere(ctx: GraphQLContext, args: { tag?: string | null; status?: string | null; kind?: string | null }): Prisma.SubscriptionWhereInput {
   const { tag } = readRequestFields(subscriptionListFilter, filterArgs({ tag: args.tag }));
   return {
     accountId: requireAccount(ctx).id,
     ...(tag !== undefined ? { tag } : {}),
     ...(args.status ? { status: args.status } : {}),
+    ...(args.kind ? { kind: args.kind } : {}),
   };
 }
 
@@ -97,6 +103,7 @@ builder.queryFields((t) => ({
     args: {
       tag: t.arg.string(),
       status: t.arg({ type: SubscriptionStatus }),
+      kind: t.arg({ type: SubscriptionKind, description: 'Only product or only keyword subscriptions.' }),
     },
     complexity: connectionComplexity,
     extensions: { cursorValue: (id) => subscriptionId.safeParse(id).success } satisfies CursorPolicy,

@@ -3,7 +3,7 @@
  * smaller is better), a gap where a series has no value (the ASIN was absent from that read, or
  * held no slot of that kind). `instants` are ISO 8601 instants, oldest first; each series' values
  * are aligned with them. The hidden table under the chart gives screen readers each series' newest
- * value and its best and worst positions.
+ * value (— when its newest read has none) and its best and worst positions.
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -72,7 +72,7 @@ export function RankChart({ title, instants, series, height = 300, testId = 'ran
           <tbody>
             {series.map((s) => {
               const { newest, best, worst } = summary(s.values);
-              return <tr key={s.label}><th scope="row">{s.label}</th><td>{newest ?? 'absent'}</td><td>{best ?? '—'}</td><td>{worst ?? '—'}</td></tr>;
+              return <tr key={s.label}><th scope="row">{s.label}</th><td>{newest ?? '—'}</td><td>{best ?? '—'}</td><td>{worst ?? '—'}</td></tr>;
             })}
           </tbody>
         </table>
