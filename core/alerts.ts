@@ -134,7 +134,7 @@ async function judgeRules(
     });
     if (!change) continue;
     const id = randomUUID();
-    const body = changeEventBody({ event_id: id, subscription_id: input.subscriptionId, ...about(rule), marketplace: input.marketplace, rule: { id: row.id, ...rule }, ...change });
+    const body = changeEventBody({ event_id: id, subscription_id: input.subscriptionId, ...about(rule), marketplace: input.marketplace, rule: { id: row.id, type: rule.type, value: rule.value, ...(rule.asin ? { asin: rule.asin } : {}) }, ...change });
     await tx.webhookEvent.create({
       data: {
         id, accountId: input.accountId, kind: 'change', subscriptionId: input.subscriptionId, alertRuleId: row.id,

@@ -7,6 +7,8 @@
  */
 import type { ReconcileReport, RetentionReport } from '../core/domain/maintenance-reports.js';
 import type {
+  DeliverKeywordRunInput,
+  DeliverKeywordRunResult,
   DeliveryOutcome,
   MonitoringRunStart,
   RunRefund,
@@ -42,6 +44,11 @@ export interface ActivityContract {
   startMonitoringRun(input: StartMonitoringRunInput): Promise<MonitoringRunStart>;
   /** Refunds a reserved run whose page was not read. */
   refundMonitoringRun(input: { runKey: string }): Promise<RunRefund>;
+  /**
+   * Delivers a reserved keyword run's pages: attached to the subscription, the reservation kept,
+   * the rank rules judged. Fails with `MonitoringRunClosed` when the run may not be delivered.
+   */
+  deliverKeywordRun(input: DeliverKeywordRunInput): Promise<DeliverKeywordRunResult>;
   /** One webhook attempt; runs on the webhook queue. Fails with `WebhookAccountBusy` (retried). */
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult>;
   /** One run of the task reconciler. */

@@ -24,6 +24,10 @@
  * the monitor starts their `webhookDelivery` workflows as abandoned children (patch
  * `monitor-change-alerts`: a history recorded by a worker that did not start them replays without).
  *
+ * A keyword subscription's monitor (input `search`) runs the same way: each run reserves the
+ * monitoring search price per page, reads the results pages (workflows/keyword-run.ts), delivers
+ * them with their rank alerts, and is refunded when a page fails.
+ *
  * Monitors whose history was recorded before patch `monitor-reserve-before-read` replay their
  * recorded ticks the old way (status check, read, then charge); their next tick reserves first.
  */
@@ -47,6 +51,7 @@ import type { ActivityContract, WorkerActivities } from './activity-contract.js'
 import { configureMonitorSignal, monitorStateQuery, resumeMonitorSignal, stopMonitorSignal } from './definitions.js';
 import { showDetails, upsertAttributes, upsertResultCode } from './operator-view.js';
 import { startChangeDeliveries } from './webhook-delivery.js';
+import { readKeywordRun } from './keyword-run.js';
 
 /** Ticks per run before continuing as new (~25 history events per tick). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 100;
@@ -79,6 +84,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
     ...(input.paused ? { pausedReason: 'balance' as const } : {}),
     deliveries: 0,
     run: 1,
+    ...(input.search ? { pages: input.search.pages } : {}),
   };
   let wake = false;
   let stopped = false;
@@ -88,6 +94,7 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
     // if that moment has passed, the read happens at once.
     Object.assign(s, withInterval(s, settings.intervalMs, Date.now()));
     s.frequency = settings.frequency;
+    if (input.search && settings.pages !== undefined) s.pages = settings.pages;
     relabel(settings.tag);
     wake = true;
   });
@@ -104,7 +111,8 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   const relabel = (newTag: string | null | undefined) => {
     const attributes = workflowInfo().typedSearchAttributes;
     const tag = newTag === undefined ? attributes.get(SEARCH_ATTRIBUTES.Tag) : newTag;
-    const sub = { subscriptionId, asin: input.asin, marketplace: input.marketplace, frequency: s.frequency, accountId: attributes.get(SEARCH_ATTRIBUTES.AccountId), tag };
+    const search = input.search ? { keyword: input.search.keyword, pages: s.pages ?? input.search.pages } : undefined;
+    const sub = { subscriptionId, asin: input.asin, ...(search ? { search } : {}), marketplace: input.marketplace, frequency: s.frequency, accountId: attributes.get(SEARCH_ATTRIBUTES.AccountId), tag };
     const summary = attributes.get(SEARCH_ATTRIBUTES.Summary);
     if (summary !== undefined && summary !== subscriptionSummary(sub)) upsertAttributes(subscriptionUpdates(sub));
   };
@@ -148,7 +156,8 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
   const reserveAndRead = async (): Promise<boolean> => {
     const due = isReadDue(s, Date.now());
     const runKey = `m:${subscriptionId}:${workflowInfo().runId}:${due ? ++runs : 0}`;
-    const start = await bookkeeping.startMonitoringRun({ subscriptionId, runKey, reserve: due });
+    const pages = input.search ? (s.pages ?? input.search.pages) : undefined;
+    const start = await bookkeeping.startMonitoringRun({ subscriptionId, runKey, reserve: due, ...(pages === undefined ? {} : { pages }) });
     if (start === 'deleted') return false;
     if (start === 'paused_balance') pause('balance');
     else if (start === 'account_disabled') pause('account_disabled');
@@ -158,10 +167,17 @@ export async function monitorSubscription(input: MonitorSubscriptionInput): Prom
       return true;
     }
     try {
-      const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, subscriptionId, monitoringRun: runKey });
-      s.deliveries++;
-      s.lastResultCode = read.status === 'not_found' ? STATUS.PRODUCT_NOT_FOUND : STATUS.OK;
-      if (read.changes && patched(CHANGE_ALERTS)) await startChangeDeliveries(read.changes, { subscriptionId, asin: input.asin, marketplace: input.marketplace });
+      if (input.search) {
+        const run = await readKeywordRun({ subscriptionId, runKey, keyword: input.search.keyword, marketplace: input.marketplace, pages: pages!, readAttempts: input.readAttempts, retryInitialMs: input.retryInitialMs });
+        s.deliveries++;
+        s.lastResultCode = STATUS.OK;
+        if (run.changes) await startChangeDeliveries(run.changes, { subscriptionId, marketplace: input.marketplace });
+      } else {
+        const read = await readProductPage({ asin: input.asin, marketplace: input.marketplace, subscriptionId, monitoringRun: runKey });
+        s.deliveries++;
+        s.lastResultCode = read.status === 'not_found' ? STATUS.PRODUCT_NOT_FOUND : STATUS.OK;
+        if (read.changes && patched(CHANGE_ALERTS)) await startChangeDeliveries(read.changes, { subscriptionId, asin: input.asin, marketplace: input.marketplace });
+      }
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       // Every attempt failed (50301), or the subscription was deleted meanwhile: nothing stored,

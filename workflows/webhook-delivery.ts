@@ -109,7 +109,7 @@ export async function startWebhookDeliveries(taskId: string, plan: WebhookPlan |
  * outlive the monitor's run and continue-as-new. An event whose delivery was already started is
  * left alone.
  */
-export async function startChangeDeliveries(changes: ChangeDeliveries, subscription: { subscriptionId: number; asin: string; marketplace: string }): Promise<void> {
+export async function startChangeDeliveries(changes: ChangeDeliveries, subscription: { subscriptionId: number; asin?: string; marketplace: string }): Promise<void> {
   for (const eventId of changes.eventIds) {
     const facts = { eventId, kind: 'change', accountId: changes.accountId, ...subscription };
     try {

@@ -21,7 +21,10 @@ import {
 /** A subscription whose monitor should run with these settings. */
 export interface MonitorTarget {
   subscriptionId: number;
+  /** The product of a product subscription ('' for a keyword subscription). */
   asin: string;
+  /** Keyword subscriptions: the keyword and the results pages of each run. */
+  search?: { keyword: string; pages: number };
   marketplace: string;
   frequency: Frequency;
   /** Start paused (only used when the workflow is not running yet). */
@@ -94,7 +97,9 @@ export function temporalMonitorLauncher(
         args: [inputOf(target)],
         ...labels(target),
         signal: MONITOR_CONFIGURE_SIGNAL,
-        signalArgs: [{ frequency: target.frequency, intervalMs, ...(target.tag === undefined ? {} : { tag: target.tag }) } satisfies MonitorSettings],
+        signalArgs: [{
+          frequency: target.frequency, intervalMs, ...(target.tag === undefined ? {} : { tag: target.tag }), ...(target.search ? { pages: target.search.pages } : {}),
+        } satisfies MonitorSettings],
       });
     },
     async resume(subscriptionIds) {

@@ -1,8 +1,9 @@
 /**
  * monitoring/add, monitoring/delete, monitoring/list (api-spec.md "Monitoring endpoints",
- * "Subscription status", "Subscription"). Adding and deleting are free; deliveries are charged by
- * the monitors (core/subscriptions.ts). The rules live in core/subscriptions.ts; this module
- * validates, calls them, starts or stops the monitors and builds the request outcomes.
+ * "Subscription status", "Subscription"; keyword subscriptions: search-page-contract.md "API"
+ * Monitoring). Adding and deleting are free; deliveries are charged by the monitors
+ * (core/subscriptions.ts, core/keyword-monitoring.ts). The rules live in core/subscriptions.ts;
+ * this module validates, calls them, starts or stops the monitors and builds the request outcomes.
  */
 import { alertRulesOf, type AlertRuleObject } from '../../core/alerts.js';
 import type { Config } from '../../core/config.js';
@@ -12,6 +13,9 @@ import { newTaskId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { productsById } from '../../core/observations.js';
 import type { Product } from '../../core/product.js';
+import type { SearchResults } from '../../core/search.js';
+import { searchKeywordKey, searchResultsById } from '../../core/search-observations.js';
+import { checkAlertsForm } from '../../core/validation/alerts.js';
 import {
   addSubscriptions,
   deleteSubscription,
@@ -24,7 +28,7 @@ import {
 import type { AuthAccount } from '../../core/authentication.js';
 import { batchOutcome, taskOutcome, type BatchOutcome, type TaskOutcome } from '../../core/domain/outcomes.js';
 import { checkOtherKeys, readField, readRequestFields, readTaskFields } from '../../core/validation/read-fields.js';
-import { alertUrlChecks, monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../../core/validation/requests.js';
+import { alertUrlChecks, monitoringAddKeywordTask, monitoringAddTask, monitoringDeleteTask, monitoringListQuery } from '../../core/validation/requests.js';
 import { failRequestIfNoneValid, taskArray } from '../../core/validation/task-body.js';
 import type { MonitorLauncher } from './monitor-launcher.js';
 import { STATUS } from '../../core/domain/status-codes.js';
@@ -40,11 +44,16 @@ const API_PREFIX = ['v1', 'retail', 'monitoring'];
 
 /**
  * Subscription (api-spec.md "Subscription"), with its change alerts (`alerts`, `alert_url`);
- * `latest_observation` only in monitoring/list.
+ * `latest_observation` only in monitoring/list. A keyword subscription has `kind: 'search'`,
+ * `keyword`, `pages` and `track_asins` instead of `asin`, and `latest_results` (the SearchResults
+ * of its last delivered run, page order) instead of `latest_observation`; a product subscription's
+ * shape is the one api-spec.md gives.
  */
-export interface SubscriptionObject {
+export type SubscriptionObject = ProductSubscriptionObject | KeywordSubscriptionObject;
+
+/** The fields both kinds of subscription share. */
+interface SubscriptionCommon {
   id: number;
-  asin: string;
   marketplace: string;
   frequency: Frequency;
   tag: string | null;
@@ -55,14 +64,34 @@ export interface SubscriptionObject {
   alerts: AlertRuleObject[];
   /** Where change events are POSTed; null: recorded and listed only. */
   alert_url: string | null;
+}
+
+/** A product subscription (api-spec.md "Subscription"). */
+export interface ProductSubscriptionObject extends SubscriptionCommon {
+  asin: string;
   latest_observation?: Product | null;
 }
 
-/** The API's Subscription of a stored row and its rules; with `latest` (list), `latest_observation` is set. */
-export function toSubscription(row: SubscriptionRow, alerts: AlertRuleObject[], latest?: Product | null): SubscriptionObject {
-  return {
+/** A keyword subscription. */
+export interface KeywordSubscriptionObject extends SubscriptionCommon {
+  kind: 'search';
+  /** As subscribed: trimmed, inner white space collapsed, case kept. */
+  keyword: string;
+  /** Results pages read per run, 1-5. */
+  pages: number;
+  /** The ASINs the rank rules judge. */
+  track_asins: string[];
+  /** monitoring/list only: the SearchResults of the last delivered run, page order; null before the first. */
+  latest_results?: SearchResults[] | null;
+}
+
+/** What monitoring/list shows as a subscription's latest delivery. */
+type Latest = { product: Product | null } | { results: SearchResults[] | null };
+
+/** The API's Subscription of a stored row and its rules; with `latest` (list), its latest delivery is set. */
+export function toSubscription(row: SubscriptionRow, alerts: AlertRuleObject[], latest?: Latest): SubscriptionObject {
+  const common: SubscriptionCommon = {
     id: row.id,
-    asin: row.asin,
     marketplace: row.marketplace,
     frequency: row.frequency as Frequency,
     tag: row.tag,
@@ -71,17 +100,53 @@ export function toSubscription(row: SubscriptionRow, alerts: AlertRuleObject[], 
     created_at: row.createdAt.toISOString(),
     alerts,
     alert_url: row.alertUrl,
-    ...(latest === undefined ? {} : { latest_observation: latest }),
+  };
+  if (row.kind === 'search') {
+    const { id, ...rest } = common;
+    return {
+      id, kind: 'search', keyword: row.keyword ?? '', pages: row.pages ?? 1, track_asins: row.trackAsins, ...rest,
+      ...(latest && 'results' in latest ? { latest_results: latest.results } : {}),
+    };
+  }
+  const { id, ...rest } = common;
+  return { id, asin: row.asin ?? '', ...rest, ...(latest && 'product' in latest ? { latest_observation: latest.product } : {}) };
+}
+
+/** The monitor's view of a subscription row: what it reads and how often. */
+function monitorTarget(row: SubscriptionRow, accountId: number) {
+  return {
+    subscriptionId: row.id, asin: row.asin ?? '', marketplace: row.marketplace, frequency: row.frequency as Frequency,
+    paused: row.status === 'paused_balance', accountId, tag: row.tag,
+    ...(row.kind === 'search' ? { search: { keyword: row.keyword ?? '', pages: row.pages ?? 1 } } : {}),
   };
 }
 
+const given = (element: Record<string, unknown>, key: string) => element[key] !== undefined && element[key] !== null;
+
 /**
- * Reads one monitoring/add element; `alert_url` must pass the webhook URL rules (WEBHOOK_ALLOWLIST,
- * WEBHOOK_PORTS). @throws DomainError INVALID_FIELD (alerts: naming the rule and key) /
- * UNKNOWN_MARKETPLACE / INVALID_ASIN.
+ * Reads one monitoring/add element: the keyword form when it has a `keyword`, else the product
+ * form. A keyword element with an `asin` fails naming `keyword`; a product element with `pages` or
+ * `track_asins` fails naming that field. `alert_url` must pass the webhook URL rules
+ * (WEBHOOK_ALLOWLIST, WEBHOOK_PORTS); the rules must be of the element's form
+ * (core/validation/alerts.ts `checkAlertsForm`).
+ * @throws DomainError INVALID_FIELD (alerts: naming the rule and key) / UNKNOWN_MARKETPLACE / INVALID_ASIN.
  */
 function readAddElement(config: Config, element: Record<string, unknown>): SubscriptionRequest {
-  const task = readTaskFields(monitoringAddTask, element, alertUrlChecks({ allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS }));
+  const urlChecks = alertUrlChecks({ allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS });
+  if (given(element, 'keyword')) {
+    if (given(element, 'asin')) throw DomainError.invalidField('keyword', 'a subscription is of an asin or of a keyword, not both');
+    const task = readTaskFields(monitoringAddKeywordTask, element, urlChecks);
+    if (task.alerts) checkAlertsForm(task.alerts, { kind: 'search', trackAsins: task.track_asins ?? [] });
+    return {
+      kind: 'search', keyword: task.keyword, marketplace: task.marketplace.code, pages: task.pages, trackAsins: task.track_asins,
+      frequency: task.frequency, tag: task.tag, externalUserId: task.external_user_id, alerts: task.alerts, alertUrl: task.alert_url,
+    };
+  }
+  const task = readTaskFields(monitoringAddTask, element, urlChecks);
+  for (const field of ['pages', 'track_asins']) {
+    if (given(element, field)) throw DomainError.invalidField(field, 'only keyword subscriptions take it');
+  }
+  if (task.alerts) checkAlertsForm(task.alerts, { kind: 'product' });
   return {
     asin: task.asin, marketplace: task.marketplace.code, frequency: task.frequency, tag: task.tag, externalUserId: task.external_user_id,
     alerts: task.alerts, alertUrl: task.alert_url,
@@ -130,10 +195,7 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
   for (const row of results.values()) latestRow.set(row.id, row);
   const failed = new Set<number>();
   await Promise.all([...latestRow.values()].map(async (row) => {
-    const target = {
-      subscriptionId: row.id, asin: row.asin, marketplace: row.marketplace, frequency: row.frequency as Frequency,
-      paused: row.status === 'paused_balance', accountId: account.id, tag: row.tag,
-    };
+    const target = monitorTarget(row, account.id);
     try {
       await (created.has(row.id) ? deps.monitors.start(target) : deps.monitors.configure(target));
     } catch (error) {
@@ -154,24 +216,47 @@ export async function addMonitoring(deps: MonitoringDeps, account: AuthAccount, 
   return batchOutcome(tasks);
 }
 
+/** How a monitoring/delete element names its subscription. */
+interface DeleteTarget {
+  id?: number;
+  asin?: string;
+  keyword?: string;
+  marketplace?: string;
+}
+
 /**
  * Reads how a monitoring/delete element names its subscription: `id` (integer ≥ 1), else `asin`
- * plus `marketplace`. With `id`, an `asin` / `marketplace` also given must match it. Other keys
- * must hold storable text (`checkOtherKeys`).
+ * (or `keyword`) plus `marketplace`. With `id`, an `asin` / `keyword` / `marketplace` also given
+ * must match it. Other keys must hold storable text (`checkOtherKeys`).
  * @throws DomainError INVALID_FIELD / UNKNOWN_MARKETPLACE / INVALID_ASIN.
  */
-function readDeleteElement(element: Record<string, unknown>): { id?: number; asin?: string; marketplace?: string } {
-  const present = (field: 'id' | 'asin' | 'marketplace') => element[field] !== undefined && element[field] !== null;
+function readDeleteElement(element: Record<string, unknown>): DeleteTarget {
+  const present = (field: 'id' | 'asin' | 'keyword' | 'marketplace') => given(element, field);
   const id = present('id') ? (readField(monitoringDeleteTask, 'id', element) ?? undefined) : undefined;
-  if (id === undefined && !present('asin') && !present('marketplace')) throw DomainError.invalidField('id');
-  // Without `id`, asin and marketplace are both required: a missing one fails naming it.
+  if (id === undefined && !present('asin') && !present('keyword') && !present('marketplace')) throw DomainError.invalidField('id');
+  if (present('asin') && present('keyword')) throw DomainError.invalidField('keyword', 'a subscription is of an asin or of a keyword, not both');
+  // Without `id`, asin (or keyword) and marketplace are both required: a missing one fails naming it.
   const required = id === undefined;
+  if (present('keyword')) {
+    const keyword = readField(monitoringDeleteTask, 'keyword', element) ?? undefined;
+    if (required && !present('marketplace')) throw DomainError.invalidField('marketplace');
+    const marketplace = present('marketplace') ? readField(monitoringDeleteTask, 'marketplace', element)?.code : undefined;
+    checkOtherKeys(monitoringDeleteTask, element);
+    return { id, keyword, marketplace };
+  }
   if (required && !present('asin')) throw DomainError.invalidField('asin');
   const asin = present('asin') ? (readField(monitoringDeleteTask, 'asin', element) ?? undefined) : undefined;
   if (required && !present('marketplace')) throw DomainError.invalidField('marketplace');
   const marketplace = present('marketplace') ? readField(monitoringDeleteTask, 'marketplace', element)?.code : undefined;
   checkOtherKeys(monitoringDeleteTask, element);
   return { id, asin, marketplace };
+}
+
+/** True when a found subscription is the one the element names (every given field matches). */
+function matchesTarget(found: SubscriptionRow, target: DeleteTarget): boolean {
+  if (target.asin !== undefined && found.asin !== target.asin) return false;
+  if (target.keyword !== undefined && (found.kind !== 'search' || searchKeywordKey(found.keyword ?? '') !== searchKeywordKey(target.keyword))) return false;
+  return target.marketplace === undefined || found.marketplace === target.marketplace;
 }
 
 /**
@@ -184,7 +269,7 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
   const path = [...API_PREFIX, 'delete'];
   const tasks: TaskOutcome[] = [];
   const errors: (DomainError | undefined)[] = [];
-  const targets: ({ id?: number; asin?: string; marketplace?: string } | undefined)[] = [];
+  const targets: (DeleteTarget | undefined)[] = [];
   for (const element of elements) {
     try {
       targets.push(readDeleteElement(element));
@@ -208,8 +293,10 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
     }
     const found = target.id !== undefined
       ? await findSubscription(deps.db, account.id, { id: target.id })
-      : await findSubscription(deps.db, account.id, { asin: target.asin!, marketplace: target.marketplace! });
-    const matches = found && (target.asin === undefined || found.asin === target.asin) && (target.marketplace === undefined || found.marketplace === target.marketplace);
+      : target.keyword !== undefined
+        ? await findSubscription(deps.db, account.id, { keyword: target.keyword, marketplace: target.marketplace! })
+        : await findSubscription(deps.db, account.id, { asin: target.asin!, marketplace: target.marketplace! });
+    const matches = found && matchesTarget(found, target);
     // Its rules go with it (ON DELETE CASCADE): the answer shows them as they were.
     const rules = matches ? (await alertRulesOf(deps.db.prisma, [found.id])).get(found.id) ?? [] : [];
     const row = matches ? await deleteSubscription(deps.db, account.id, found.id) : null;
@@ -228,11 +315,11 @@ export async function deleteMonitoring(deps: MonitoringDeps, account: AuthAccoun
 }
 
 /**
- * GET monitoring/list: the account's subscriptions (active and paused), oldest first, each with
- * its latest delivered observation (null before the first) and its alert rules. Query `limit`
- * 1..1000 (default 100), `offset` ≥ 0, `tag` (max 255, exact match); an invalid one →
- * request-level 400 / 40501 naming it. Three queries whatever the page size: the page, its latest
- * observations, its rules.
+ * GET monitoring/list: the account's subscriptions (active and paused, product and keyword), oldest
+ * first, each with its latest delivery (a product's observation, a keyword's SearchResults; null
+ * before the first) and its alert rules. Query `limit` 1..1000 (default 100), `offset` ≥ 0, `tag`
+ * (max 255, exact match); an invalid one → request-level 400 / 40501 naming it. Four queries
+ * whatever the page size: the page, its latest observations, its latest search pages, its rules.
  */
 export async function listMonitoring(deps: Pick<MonitoringDeps, 'db'>, account: AuthAccount, query: Record<string, unknown>): Promise<BatchOutcome> {
   const { limit, offset, tag } = readRequestFields(monitoringListQuery, query);
@@ -244,8 +331,12 @@ export async function listMonitoring(deps: Pick<MonitoringDeps, 'db'>, account: 
   });
   const latestIds = rows.flatMap((r) => (r.latestObservationId === null ? [] : [r.latestObservationId]));
   const byId = await productsById(deps.db.prisma, latestIds);
+  const searchById = await searchResultsById(deps.db, rows.flatMap((r) => r.latestSearchObservationIds));
   const rules = await alertRulesOf(deps.db.prisma, rows.map((r) => r.id));
-  const result = rows.map((r) => toSubscription(r, rules.get(r.id) ?? [], r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null)));
+  const latestOf = (r: SubscriptionRow): Latest => (r.kind === 'search'
+    ? { results: r.latestSearchObservationIds.length ? r.latestSearchObservationIds.flatMap((id) => searchById.get(id) ?? []) : null }
+    : { product: r.latestObservationId === null ? null : (byId.get(r.latestObservationId) ?? null) });
+  const result = rows.map((r) => toSubscription(r, rules.get(r.id) ?? [], latestOf(r)));
   const data = { ...query, api: 'retail', function: 'list' };
   return batchOutcome([taskOutcome({ id: newTaskId(), code: STATUS.OK, path: [...API_PREFIX, 'list'], data, result })]);
 }

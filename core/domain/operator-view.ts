@@ -224,7 +224,10 @@ export function searchTaskDetails(task: SearchTaskFacts): string {
 /** What a subscription's attributes and summary are made of. */
 export interface SubscriptionFacts {
   subscriptionId: number;
+  /** The product of a product subscription ('' for a keyword subscription). */
   asin: string;
+  /** Keyword subscriptions: the keyword and the results pages of each run. */
+  search?: { keyword: string; pages: number };
   marketplace: string;
   frequency: string;
   accountId?: number;
@@ -236,14 +239,17 @@ export interface SubscriptionFacts {
 export function subscriptionAttributes(sub: SubscriptionFacts, pausedCode: number): AttributePair[] {
   return [
     { key: SEARCH_ATTRIBUTES.SubscriptionId, value: sub.subscriptionId },
-    ...taskAttributes(sub),
+    ...(sub.search ? searchTaskAttributes({ ...sub, keyword: sub.search.keyword }) : taskAttributes(sub)),
     ...(sub.paused ? [{ key: SEARCH_ATTRIBUTES.ResultCode, value: pausedCode }] : []),
   ];
 }
 
-/** One line: `hourly subscription 12: B07CL39Z8Q on com · account 7 · tag x`. */
+/** One line: `hourly subscription 12: B07CL39Z8Q on com · account 7 · tag x` (a keyword: `"running shoes" p1-3 on com`). */
 export function subscriptionSummary(sub: SubscriptionFacts): string {
-  return clipUtf8(`${sub.frequency} subscription ${sub.subscriptionId}: ${sub.asin} on ${sub.marketplace}${accountText(sub.accountId, undefined)}${tagText(sub.tag)}`, SUMMARY_MAX_BYTES);
+  const what = sub.search
+    ? `"${clipUtf8(withoutEmails(sub.search.keyword), 80)}"${sub.search.pages > 1 ? ` p1-${sub.search.pages}` : ''}`
+    : sub.asin;
+  return clipUtf8(`${sub.frequency} subscription ${sub.subscriptionId}: ${what} on ${sub.marketplace}${accountText(sub.accountId, undefined)}${tagText(sub.tag)}`, SUMMARY_MAX_BYTES);
 }
 
 /** What a webhook delivery's attributes and summary are made of. */

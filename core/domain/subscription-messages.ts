@@ -44,6 +44,8 @@ export interface MonitorState {
   deliveries: number;
   /** Runs of this workflow chain (1 for the first; +1 per continue-as-new). */
   run: number;
+  /** Keyword subscriptions: results pages each run reads (the configure signal changes it). */
+  pages?: number;
   /**
    * The status code of the last read: 20000 (charged), 40402 (product not found, free) or 50301
    * (every attempt failed, refunded); absent before the first read.

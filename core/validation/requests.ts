@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { checkWebhookUrl } from '../webhooks/url-policy.js';
 import { alertRules } from './alerts.js';
 import * as f from './fields.js';
+import { keyword } from './search-fields.js';
 import type { FieldChecks } from './read-fields.js';
 import { MAX_TASKS } from './task-body.js';
 
@@ -54,6 +55,30 @@ export const monitoringAddTask = z.object({
   alert_url: f.alertUrl.optional(),
 }).meta({ id: 'MonitoringAddTask', description: 'One subscription to create, or to update (same asin and marketplace: frequency and tag change, and alerts and alert_url when given).' });
 
+/** Tracked ASINs of a keyword subscription. */
+export const MAX_TRACK_ASINS = 50;
+
+/**
+ * One monitoring/add element of the keyword form (search-page-contract.md "API" Monitoring): each
+ * run reads the results pages 1..`pages` of `keyword`; the rank rules of `alerts` judge the
+ * `track_asins`. Absent `pages` / `track_asins`: 1 and none on creation, unchanged on update.
+ */
+export const monitoringAddKeywordTask = z.object({
+  keyword,
+  marketplace: f.marketplace,
+  pages: z.number().int().min(1).max(5).optional()
+    .meta({ description: 'Results pages read per run, 1 to 5; each delivered page is charged the monitoring search price. Absent: 1 on creation, unchanged on update.', examples: [2] }),
+  frequency: f.frequency,
+  track_asins: z.array(f.asin).max(MAX_TRACK_ASINS)
+    .transform((asins) => [...new Set(asins)])
+    .optional()
+    .meta({ description: `ASINs whose places in the results the rank rules judge, 0 to ${MAX_TRACK_ASINS} (a repeated one counts once). Absent: none on creation, unchanged on update (the rules of an ASIN no longer tracked are removed).`, examples: [['B0CHX1W1XY']] }),
+  tag: f.tag.optional(),
+  external_user_id: f.externalUserId.optional(),
+  alerts: alertRules.optional(),
+  alert_url: f.alertUrl.optional(),
+}).meta({ id: 'MonitoringAddKeywordTask', description: 'One keyword subscription to create, or to update (same keyword, case-insensitive, and marketplace: frequency, tag, pages, track_asins, alerts and alert_url change when given). Rank rules in `alerts` name one of the element\'s `track_asins` in `asin`.' });
+
 /**
  * One monitoring/delete element: `id`, else `asin` plus `marketplace` (each optional on its own;
  * with `id`, a given asin / marketplace must match the subscription). Rules in services/monitoring.ts.
@@ -61,8 +86,9 @@ export const monitoringAddTask = z.object({
 export const monitoringDeleteTask = z.object({
   id: f.subscriptionId.nullish(),
   asin: f.asin.nullish(),
+  keyword: keyword.nullish(),
   marketplace: f.marketplace.nullish(),
-}).meta({ id: 'MonitoringDeleteTask', description: 'Names one subscription: by `id`, or by `asin` plus `marketplace`. Naming none fails with 40501 `id`; `asin` without `marketplace` (or the reverse) fails with 40501 naming the missing one.' });
+}).meta({ id: 'MonitoringDeleteTask', description: 'Names one subscription: by `id`, by `asin` plus `marketplace`, or by `keyword` (case-insensitive) plus `marketplace`. Naming none fails with 40501 `id`; `asin` or `keyword` without `marketplace` (or the reverse) fails with 40501 naming the missing one; `asin` with `keyword` fails with 40501 `keyword`.' });
 
 /** One POST /v1/appendix/keys element. */
 export const keyCreateTask = z.object({ label: f.keyLabel }).meta({ id: 'KeyCreateTask', description: 'One API key to create.' });
@@ -142,7 +168,7 @@ export function taskArrayBody<T extends z.ZodType>(element: T, max: number = MAX
 export const accessRequestBody = z.union([accessRequest, z.array(accessRequest).length(1)]);
 
 /** The URL rules of api-spec.md "Events" for monitoring/add's `alert_url` (as `webhookUrlChecks`). */
-export function alertUrlChecks({ allowlist, ports }: { allowlist: readonly string[]; ports: readonly number[] }): FieldChecks<typeof monitoringAddTask> {
+export function alertUrlChecks({ allowlist, ports }: { allowlist: readonly string[]; ports: readonly number[] }): FieldChecks<typeof monitoringAddTask> & FieldChecks<typeof monitoringAddKeywordTask> {
   return { alert_url: (url) => url === undefined || url === null || checkWebhookUrl(url, allowlist, { ports }).ok };
 }
 

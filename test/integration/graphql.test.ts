@@ -186,7 +186,7 @@ describe('SQL queries per request: constant in the page size (no N+1)', () => {
     const subs = await app.prisma.subscription.findMany({ where: { accountId: q.id }, orderBy: { id: 'asc' } });
     const base = product('B0CNT00000');
     await storeRows(app.db, subs.flatMap((s, i) => [0, 1, 2].map((k) => ({
-        asin: s.asin, marketplace: 'com', observedAt: new Date(Date.now() - (3 - k) * 3_600_000), status: 'ok', url: base.url, title: `${s.asin} #${k}`,
+        asin: s.asin!, marketplace: 'com', observedAt: new Date(Date.now() - (3 - k) * 3_600_000), status: 'ok', url: base.url, title: `${s.asin} #${k}`,
         byline: base.byline, variants: base.variants, priceAmount: '9.99', priceCurrency: 'USD', bsr: base.bsr,
         bsrRank: 5, rating: '4.5', ratingsCount: 10 + i, details: base.details, parserVersion: 'test', subscriptionId: s.id,
       }))),

@@ -63,7 +63,7 @@ describeNeeding([postgresPrerequisite], 'monitoring rules under concurrency (Pos
     const { id } = await createAccount(db, { login: 'racer', email: 'r@example.com', balance: PRICE * 3.5 });
     const subs = (await addSubscriptions(db, id, Array.from({ length: 10 }, (_, i) => ({ asin: `R${String(i).padStart(9, '0')}`, marketplace: 'com', frequency: 'hourly' as const }))))
       .map((o) => (o.kind === 'limit' ? null : o.row)).filter((r) => r !== null);
-    const observations = await Promise.all(subs.map((s) => storeObservation(db, product(s.asin), s.id)));
+    const observations = await Promise.all(subs.map((s) => storeObservation(db, product(s.asin!), s.id)));
     const outcomes = await Promise.all(subs.map((s, i) => deliverObservation(db, { subscriptionId: s.id, observationId: observations[i]! })));
     expect(outcomes.filter((o) => o === 'charged')).toHaveLength(3);
     expect(outcomes.filter((o) => o === 'paused')).toHaveLength(7);

@@ -40,7 +40,11 @@ export const SubscriptionRef = builder.prismaObject('Subscription', {
   description: 'A monitoring subscription of the caller (api-spec.md "Subscription").',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    asin: t.exposeString('asin'),
+    kind: t.exposeString('kind', { description: '`product` (reads `asin`) or `search` (reads the results pages 1..`pages` of `keyword`).' }),
+    asin: t.exposeString('asin', { nullable: true, description: 'The product; null for a keyword subscription.' }),
+    keyword: t.exposeString('keyword', { nullable: true, description: 'Keyword subscriptions: the keyword.' }),
+    pages: t.exposeInt('pages', { nullable: true, description: 'Keyword subscriptions: results pages read per run.' }),
+    trackAsins: t.exposeStringList('trackAsins', { description: 'Keyword subscriptions: the ASINs the rank rules judge.' }),
     marketplace: t.exposeString('marketplace'),
     frequency: t.field({ type: Frequency, resolve: (s) => s.frequency as (typeof Frequency)['$inferType'] }),
     tag: t.exposeString('tag', { nullable: true }),
@@ -122,13 +126,17 @@ const AlertRuleInput = builder.inputType('AlertRuleInput', {
   fields: (t) => ({
     type: t.field({ type: AlertType, required: true }),
     value: t.float(),
+    asin: t.string({ description: 'Rank rules of keyword subscriptions: the tracked ASIN the rule judges.' }),
   }),
 });
 
 const SubscriptionInput = builder.inputType('SubscriptionInput', {
-  description: 'One monitoring/add element; the same asin + marketplace again updates frequency and tag (and alerts and alertUrl when given).',
+  description: 'One monitoring/add element: `asin`, or `keyword` (with `pages`, `trackAsins`); the same asin (keyword) + marketplace again updates frequency and tag (and alerts and alertUrl when given).',
   fields: (t) => ({
-    asin: t.string({ required: true }),
+    asin: t.string(),
+    keyword: t.string({ description: 'A keyword subscription: the results pages 1..`pages` of this keyword are read each run.' }),
+    pages: t.int({ description: 'Keyword subscriptions: results pages per run, 1-5.' }),
+    trackAsins: t.stringList({ description: 'Keyword subscriptions: ASINs the rank rules judge, 0-50.' }),
     marketplace: t.string({ required: true }),
     frequency: t.field({ type: Frequency, required: true }),
     tag: t.string(),
@@ -139,10 +147,11 @@ const SubscriptionInput = builder.inputType('SubscriptionInput', {
 });
 
 const SubscriptionSelector = builder.inputType('SubscriptionSelector', {
-  description: 'One monitoring/delete element: `id`, or `asin` plus `marketplace`.',
+  description: 'One monitoring/delete element: `id`, or `asin` (or `keyword`) plus `marketplace`.',
   fields: (t) => ({
     id: t.int(),
     asin: t.string(),
+    keyword: t.string(),
     marketplace: t.string(),
   }),
 });
@@ -151,7 +160,8 @@ const DeletedSubscriptionRef = builder.objectRef<SubscriptionObject>('DeletedSub
   description: 'A subscription as it was when deleted; its delivered observations stay in history.',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    asin: t.exposeString('asin'),
+    asin: t.string({ nullable: true, resolve: (s) => ('asin' in s ? s.asin : null) }),
+    keyword: t.string({ nullable: true, resolve: (s) => ('keyword' in s ? s.keyword : null) }),
     marketplace: t.exposeString('marketplace'),
     frequency: t.field({ type: Frequency, resolve: (s) => s.frequency }),
     tag: t.exposeString('tag', { nullable: true }),
@@ -203,7 +213,7 @@ builder.mutationFields((t) => ({
     extensions: { rateLimitTasks: 'subscriptions' } satisfies RootFieldPolicy,
     resolve: async (_root, args, ctx) => {
       const account = requireAccount(ctx);
-      const body = args.subscriptions.map((s) => restElement(s, { externalUserId: 'external_user_id', alertUrl: 'alert_url' }));
+      const body = args.subscriptions.map((s) => restElement(s, { externalUserId: 'external_user_id', alertUrl: 'alert_url', trackAsins: 'track_asins' }));
       return metered(ctx, await addMonitoring(monitoringDeps(ctx), account, body));
     },
   }),

@@ -22,13 +22,16 @@ export const changeSide = z.object({
   availability: z.enum(AVAILABILITY_STATUSES.filter((s) => s !== 'unknown')).optional().meta({ description: 'availability_change (low_stock counts as in stock).' }),
   buy_box: z.object({ seller_name: z.string().nullable(), seller_id: z.string().nullable() }).optional().meta({ description: 'buy_box_change: the featured offer\'s seller.' }),
   content_hash: z.string().regex(/^[0-9a-f]{64}$/).optional().meta({ description: 'content_change: SHA-256 of title, feature bullets and images.' }),
-}).meta({ id: 'ChangeSide', description: 'The rule\'s field at one observation: only the field of the rule\'s type is present.' });
+  organic_rank: z.number().int().min(1).nullable().optional().meta({ description: 'Rank rules (keyword subscriptions): the tracked ASIN\'s organic rank across the pages read (non-sponsored items counted in page order); null when it is on none of them.' }),
+  sponsored: z.boolean().optional().meta({ description: 'Rank rules: whether the tracked ASIN held a sponsored slot on the pages read.' }),
+}).meta({ id: 'ChangeSide', description: 'The rule\'s field at one observation (or keyword run): only the field(s) of the rule\'s type are present.' });
 
 /** A subscription's alert rule with its state. */
 export const alertRule = z.object({
   id: z.number().int().min(1),
   type: z.enum(ALERT_TYPES),
   value: z.number().nullable().meta({ description: 'Threshold or percent; null for the change types.' }),
+  asin: z.string().optional().meta({ description: 'Rank rules of keyword subscriptions: the tracked ASIN the rule judges.' }),
   armed: z.boolean().meta({ description: 'False after the rule fired, until an observation outside its condition re-arms it.' }),
   last_known: changeSide.nullable().meta({ description: 'The last known value of the rule\'s field; null before the first.' }),
   triggered_count: z.number().int().min(0).meta({ description: 'Change events the rule recorded.' }),
@@ -40,9 +43,10 @@ export const changeEventBody = z.object({
   event_id: uuid.meta({ description: 'Also in the `X-Event-Id` header; the same on every attempt and redelivery: deduplicate by it.' }),
   kind: z.literal('change'),
   subscription_id: z.number().int().min(1),
-  asin: z.string(),
+  asin: z.string().meta({ description: 'The product; for a rank rule, the tracked ASIN it judges.' }),
   marketplace: z.string(),
-  rule: z.object({ id: z.number().int().min(1), type: z.enum(ALERT_TYPES), value: z.number().nullable() }),
+  keyword: z.string().optional().meta({ description: 'Keyword subscriptions: the keyword.' }),
+  rule: z.object({ id: z.number().int().min(1), type: z.enum(ALERT_TYPES), value: z.number().nullable(), asin: z.string().optional() }),
   before: changeSide.meta({ description: 'The last known value before the change.' }),
   after: changeSide.meta({ description: 'The value in the observation that fired the rule.' }),
   observed_at: timestamp.meta({ description: 'When the observation that fired the rule was read (`after.observed_at`).' }),
