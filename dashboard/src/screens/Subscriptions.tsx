@@ -1,5 +1,5 @@
 /**
- * Subscriptions: the caller's monitoring subscriptions with their alert rules and state, a form
+ * Subscriptions: the caller's product subscriptions (keyword subscriptions are on Keywords) with their alert rules and state, a form
  * to create one or edit one (frequency, alert URL, rules), delete, and the webhook delivery log.
  * Subscriptions pause by themselves while the balance cannot pay a delivery (`paused_balance`) and
  * resume on top-up; the API has no pause of its own (api-spec.md "Subscription").
@@ -10,11 +10,11 @@ import { when } from '../components/format.ts';
 import { ErrorNote, Loading } from '../components/Status.tsx';
 import { useQuery } from '../components/use-query.ts';
 import { Deliveries } from './Deliveries.tsx';
-import { SubscriptionForm, type SubscriptionDraft } from './SubscriptionForm.tsx';
+import { isProductRule, SubscriptionForm, type SubscriptionDraft } from './SubscriptionForm.tsx';
 
 const SubscriptionList = graphql(`
   query SubscriptionList {
-    subscriptions(first: 100) {
+    subscriptions(first: 100, kind: product) {
       totalCount
       edges { node { id asin marketplace frequency status tag alertUrl createdAt alerts { id type value armed triggeredCount lastTriggeredAt } } }
     }
@@ -29,6 +29,8 @@ export function Subscriptions() {
   const list = useQuery(SubscriptionList, {});
   const [error, setError] = useState<Error>();
   const [editing, setEditing] = useState<SubscriptionDraft>();
+  // Product subscriptions always name their ASIN.
+  const rows = list.data?.subscriptions.edges.flatMap(({ node }) => (node.asin === null ? [] : [{ ...node, asin: node.asin }])) ?? [];
   const remove = async (id: number, asin: string) => {
     if (!confirm(`Delete the subscription of ${asin}? Its delivered observations stay in history.`)) return;
     try {
@@ -44,14 +46,15 @@ export function Subscriptions() {
       <h1>Subscriptions</h1>
       <SubscriptionForm key={editing ? `${editing.marketplace}/${editing.asin}` : 'new'} editing={editing} onSaved={() => { setEditing(undefined); void list.reload(); }} />
       {editing ? <button type="button" onClick={() => setEditing(undefined)}>Cancel the edit</button> : null}
-      <h2>Your subscriptions</h2>
+      <h2>Your product subscriptions</h2>
+      <p class="muted">Keyword subscriptions are listed under <a href="/app/keywords">Keywords</a>.</p>
       {list.loading && !list.data ? <Loading what="subscriptions" /> : null}
       <ErrorNote error={list.error ?? error} />
-      {list.data?.subscriptions.totalCount === 0 ? <p class="muted">No subscription yet.</p> : null}
+      {list.data?.subscriptions.totalCount === 0 ? <p class="muted">No product subscription yet.</p> : null}
       <table data-testid="subscription-table">
         <thead><tr><th scope="col">ASIN</th><th scope="col">Market</th><th scope="col">Frequency</th><th scope="col">Status</th><th scope="col">Alert rules</th><th scope="col">Alert URL</th><th scope="col">Since</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
         <tbody>
-          {list.data?.subscriptions.edges.map(({ node: s }) => (
+          {rows.map((s) => (
             <tr key={s.id}>
               <td><a href={`/app/products/${s.marketplace}/${s.asin}`}>{s.asin}</a></td>
               <td>{s.marketplace}</td><td>{s.frequency}</td>
@@ -65,7 +68,7 @@ export function Subscriptions() {
               <td>{when(s.createdAt)}</td>
               <td>
                 <span class="inline">
-                  <button type="button" onClick={() => setEditing({ asin: s.asin, marketplace: s.marketplace, frequency: s.frequency, alertUrl: s.alertUrl ?? '', rules: s.alerts.map((a) => ({ type: a.type, value: a.value === null ? '' : String(a.value) })) })} aria-label={`Edit the subscription of ${s.asin} (${s.marketplace})`}>Edit</button>
+                  <button type="button" onClick={() => setEditing({ asin: s.asin, marketplace: s.marketplace, frequency: s.frequency, alertUrl: s.alertUrl ?? '', rules: s.alerts.flatMap((a) => (isProductRule(a.type) ? [{ type: a.type, value: a.value === null ? '' : String(a.value) }] : [])) })} aria-label={`Edit the subscription of ${s.asin} (${s.marketplace})`}>Edit</button>
                   <button type="button" onClick={() => void remove(s.id, s.asin)} aria-label={`Delete the subscription of ${s.asin} (${s.marketplace})`}>Delete</button>
                 </span>
               </td>
