@@ -134,7 +134,7 @@ const given = (element: Record<string, unknown>, key: string) => element[key] !=
 function readAddElement(config: Config, element: Record<string, unknown>): SubscriptionRequest {
   const urlChecks = alertUrlChecks({ allowlist: config.WEBHOOK_ALLOWLIST, ports: config.WEBHOOK_PORTS });
   if (given(element, 'keyword')) {
-    if (given(element, 'asin')) throw DomainError.invalidField('keyword', 'a subscription is of an asin or of a keyword, not both');
+    if (given(element, 'asin')) throw DomainError.invalidField('keyword');
     const task = readTaskFields(monitoringAddKeywordTask, element, urlChecks);
     if (task.alerts) checkAlertsForm(task.alerts, { kind: 'search', trackAsins: task.track_asins ?? [] });
     return {
@@ -144,7 +144,7 @@ function readAddElement(config: Config, element: Record<string, unknown>): Subsc
   }
   const task = readTaskFields(monitoringAddTask, element, urlChecks);
   for (const field of ['pages', 'track_asins']) {
-    if (given(element, field)) throw DomainError.invalidField(field, 'only keyword subscriptions take it');
+    if (given(element, field)) throw DomainError.invalidField(field);
   }
   if (task.alerts) checkAlertsForm(task.alerts, { kind: 'product' });
   return {
@@ -234,7 +234,7 @@ function readDeleteElement(element: Record<string, unknown>): DeleteTarget {
   const present = (field: 'id' | 'asin' | 'keyword' | 'marketplace') => given(element, field);
   const id = present('id') ? (readField(monitoringDeleteTask, 'id', element) ?? undefined) : undefined;
   if (id === undefined && !present('asin') && !present('keyword') && !present('marketplace')) throw DomainError.invalidField('id');
-  if (present('asin') && present('keyword')) throw DomainError.invalidField('keyword', 'a subscription is of an asin or of a keyword, not both');
+  if (present('asin') && present('keyword')) throw DomainError.invalidField('keyword');
   // Without `id`, asin (or keyword) and marketplace are both required: a missing one fails naming it.
   const required = id === undefined;
   if (present('keyword')) {

@@ -277,7 +277,7 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
     },
     'Mutation.addSubscriptions': {
       document: 'mutation($subscriptions: [SubscriptionInput!]!) { addSubscriptions(subscriptions: $subscriptions) { cost results { statusCode statusMessage } } }',
-      variables: { subscriptions: [{ asin: ASIN, marketplace: 'com', frequency: 'daily' }] }, names: { externalUserId: 'external_user_id', alertUrl: 'alert_url' },
+      variables: { subscriptions: [{ asin: ASIN, marketplace: 'com', frequency: 'daily' }] }, names: { externalUserId: 'external_user_id', alertUrl: 'alert_url', trackAsins: 'track_asins' },
     },
     'Mutation.deleteSubscriptions': {
       document: 'mutation($subscriptions: [SubscriptionSelector!]!) { deleteSubscriptions(subscriptions: $subscriptions) { cost results { statusCode statusMessage } } }',
@@ -308,7 +308,10 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
   });
 
   it.each(BAD_TEXTS.map((bad) => [bad.label, bad] as const))('REST and GraphQL, inside monitoring/add alert rules: %s', async (_label, bad) => {
-    const rules: [unknown, string][] = [[{ type: bad.value }, 'alerts[0].type'], [{ type: 'price_below', value: bad.value }, 'alerts[0].value'], [{ type: 'content_change', [bad.value]: 1 }, 'alerts[0]']];
+    const rules: [unknown, string][] = [
+      [{ type: bad.value }, 'alerts[0].type'], [{ type: 'price_below', value: bad.value }, 'alerts[0].value'], [{ type: 'content_change', [bad.value]: 1 }, 'alerts[0]'],
+      [{ type: 'rank_below', value: 5, asin: bad.value }, 'alerts[0].asin'],
+    ];
     for (const [rule, name] of rules) {
       const label = `monitoring/add alerts ${JSON.stringify(rule).slice(0, 60)}: ${bad.label}`;
       const before = await accountMoney(app.prisma, { id: account.id });

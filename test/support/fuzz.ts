@@ -55,7 +55,11 @@ function bodyObject(document: OpenApiDocument, schema: JsonSchema | undefined): 
   if (s.type === 'object' || s.properties) return { object: s, arrayBody: false };
   if (s.type === 'array') {
     const items = resolve(document, s.items);
-    return items.properties ? { object: items, arrayBody: (s.maxItems ?? 2) > 1 } : undefined;
+    if (items.properties) return { object: items, arrayBody: (s.maxItems ?? 2) > 1 };
+    // An element of several forms (monitoring/add: a product or a keyword): the fields of every form.
+    const forms = [...(items.anyOf ?? []), ...(items.oneOf ?? [])].map((branch: JsonSchema) => resolve(document, branch)).filter((branch) => branch.properties);
+    if (forms.length === 0) return undefined;
+    return { object: { type: 'object', properties: Object.assign({}, ...forms.map((form) => form.properties)) }, arrayBody: (s.maxItems ?? 2) > 1 };
   }
   for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) {
     const found = bodyObject(document, branch);
