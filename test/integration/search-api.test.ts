@@ -204,3 +204,44 @@ describe('search rank_history', () => {
     expect((await accountMoney(app.prisma, { id })).balance).toBeCloseTo(1 - 2 * rates.history, 9);
   });
 });
+
+describe('GraphQL parity', () => {
+  it('search, searchTasks, rankHistory and postSearchTasks answer what REST answers', async () => {
+    const stored = labelled('com_search_clothes_2026.json', 'parity kw', 1, 15);
+    await storeSearchObservation(app.db, stored);
+    const { api, key, id } = await customer('search-gql');
+    const gql = app.gql({ key });
+    const latest = await gql(`{ search(keyword: "PARITY  kw", marketplace: "com") { keyword page status totalResults items { position organicPosition sponsored asin title price { amount currency } } } }`);
+    expect(latest.body.errors).toBeUndefined();
+    const rest = await api.post('/v1/retail/search/task_post', [{ keyword: 'parity kw', marketplace: 'com' }]);
+    const restResult = (await api.get(`/v1/retail/search/task_get/${rest.body.tasks[0].id}`)).body.tasks[0].result[0] as SearchResults;
+    const data = latest.body.data as { search: { keyword: string; totalResults: number; items: { position: number; organicPosition: number | null; sponsored: boolean; asin: string; title: string | null; price: unknown }[] } };
+    expect(data.search.keyword).toBe(restResult.keyword);
+    expect(data.search.totalResults).toBe(restResult.total_results);
+    expect(data.search.items).toEqual(restResult.items.map((i) => ({ position: i.position, organicPosition: i.organic_position, sponsored: i.sponsored, asin: i.asin, title: i.title, price: i.price })));
+
+    const posted = await gql(`mutation { postSearchTasks(tasks: [{ keyword: "parity kw", marketplace: "com", pages: 1 }], idempotencyKey: "gql-search-1") { cost results { statusCode cost task { id keyword status results { page items { asin } } } } } }`);
+    expect(posted.body.errors).toBeUndefined();
+    const payload = (posted.body.data as { postSearchTasks: { cost: number; results: { statusCode: number; cost: number; task: { id: string; keyword: string; status: string; results: { page: number; items: { asin: string }[] }[] } }[] } }).postSearchTasks;
+    expect(payload.results[0]!.statusCode).toBe(20100);
+    expect(payload.results[0]!.cost).toBe(rates.search);
+    expect(payload.results[0]!.task.results[0]!.items.map((i) => i.asin)).toEqual(restResult.items.map((i) => i.asin));
+    const again = await gql(`mutation { postSearchTasks(tasks: [{ keyword: "parity kw", marketplace: "com", pages: 1 }], idempotencyKey: "gql-search-1") { cost } }`);
+    expect(again.body.errors).toBeUndefined();
+    expect((await accountMoney(app.prisma, { id })).balance).toBeCloseTo(1 - 2 * rates.search, 9);
+
+    const listed = await gql(`{ searchTasks(first: 10) { totalCount edges { node { id keyword cost statusCode } } } }`);
+    const conn = (listed.body.data as { searchTasks: { totalCount: number; edges: { node: { id: string; cost: number; statusCode: number } }[] } }).searchTasks;
+    expect(conn.totalCount).toBe(2);
+    expect(conn.edges.map((e) => e.node.id).sort()).toEqual([rest.body.tasks[0].id, payload.results[0]!.task.id].sort());
+
+    const asin = stored.items.find((i) => !i.sponsored)!.asin;
+    const gqlRank = await gql(`{ rankHistory(keyword: "parity kw", marketplace: "com", asin: "${asin}", days: 3) { cost points { observedAt page position organicPosition sponsored } } }`);
+    const restRank = await api.post('/v1/retail/search/rank_history', [{ keyword: 'parity kw', marketplace: 'com', asin, days: 3 }]);
+    const rank = (gqlRank.body.data as { rankHistory: { cost: number; points: { observedAt: string; page: number; position: number | null; organicPosition: number | null; sponsored: boolean | null }[] } }).rankHistory;
+    expect(rank.cost).toBe(restRank.body.tasks[0].cost);
+    expect(rank.points).toEqual((restRank.body.tasks[0].result as { observed_at: string; page: number; position: number | null; organic_position: number | null; sponsored: boolean | null }[])
+      .map((p) => ({ observedAt: p.observed_at, page: p.page, position: p.position, organicPosition: p.organic_position, sponsored: p.sponsored })));
+    expect(rank.points.length).toBeGreaterThan(0);
+  });
+});
