@@ -3,11 +3,13 @@
  * per tracked ASIN: the organic position and the sponsored slot of each read, drawn as two series
  * per ASIN, 1 at the top, a gap where the ASIN was absent), and the latest stored results page of
  * the keyword (`search`) as a table, tracked ASINs marked. Positions are those of the page the ASIN
- * was found on: each results page numbers from 1 (search-page-contract.md "Item fields").
+ * was found on: each results page numbers from 1 (search-page-contract.md "Item fields"). Each
+ * rank history read is charged at the plan's history rate, once per tracked ASIN and window shown;
+ * the latest results page is free.
  */
 import { useState } from 'preact/hooks';
 import { graphql } from '../graphql.ts';
-import { money, when } from '../components/format.ts';
+import { money, usd, when } from '../components/format.ts';
 import { RankChart, type RankSeries } from '../components/RankChart.tsx';
 import { ErrorNote, Loading } from '../components/Status.tsx';
 import { useQueries, useQuery } from '../components/use-query.ts';
@@ -20,7 +22,7 @@ const KeywordSubscription = graphql(`
 
 const KeywordRanks = graphql(`
   query KeywordRanks($keyword: String!, $marketplace: String!, $asin: String!, $days: Int!) {
-    rankHistory(keyword: $keyword, marketplace: $marketplace, asin: $asin, days: $days) { observedAt page position organicPosition sponsored }
+    rankHistory(keyword: $keyword, marketplace: $marketplace, asin: $asin, days: $days) { cost points { observedAt page position organicPosition sponsored } }
   }
 `);
 
@@ -72,8 +74,9 @@ function KeywordDetail({ keyword, marketplace, pages, trackAsins, summary }: { k
   const [page, setPage] = useState(1);
   const ranks = useQueries(KeywordRanks, trackAsins.map((asin) => ({ keyword, marketplace, asin, days })), [keyword, marketplace, trackAsins.join(), days]);
   const results = useQuery(KeywordResults, { keyword, marketplace, page }, [keyword, marketplace, page]);
-  const { instants, series } = ranks.data ? rankSeries(trackAsins, ranks.data.map((d) => [...d.rankHistory].reverse())) : { instants: [], series: [] };
+  const { instants, series } = ranks.data ? rankSeries(trackAsins, ranks.data.map((d) => [...d.rankHistory.points].reverse())) : { instants: [], series: [] };
   const latest = results.data?.search;
+  const cost = ranks.data?.reduce((sum, d) => sum + d.rankHistory.cost, 0);
   const tracked = new Set(trackAsins);
   return (
     <>
@@ -91,6 +94,7 @@ function KeywordDetail({ keyword, marketplace, pages, trackAsins, summary }: { k
           {pages > 1 ? ' · positions are those of the page the ASIN was on (each page numbers from 1)' : ''}
         </p>
       ) : null}
+      {cost !== undefined && trackAsins.length ? <p class="muted" data-testid="read-cost">This view was charged {usd(cost)} (one rank history read per tracked ASIN at your plan's history rate).</p> : null}
       {ranks.data && trackAsins.length ? <RankChart title={`Organic (solid) and sponsored (dashed) positions, ${days} days`} instants={instants} series={series} /> : null}
       <h2>Latest results</h2>
       {pages > 1 ? (
