@@ -92,7 +92,7 @@ describe('dashboard Keywords screens in headless Chromium', () => {
     await storeSearchObservation(db, resultsOf(new Date(now - 200 * DAY), placingOf(0)));
     // The subscription's latest run: A 3rd, B 10th with a sponsored slot, C absent.
     const runKey = `dashboard-keywords:${keyword.row.id}:1`;
-    expect(await startMonitoringRun(db, { subscriptionId: keyword.row.id, runKey, reserve: true, pages: 1 })).toBe('active');
+    expect(await startMonitoringRun(db, { subscriptionId: keyword.row.id, runKey, reserve: true, pages: 1 })).toBe('reserved');
     const id = await storeSearchObservation(db, resultsOf(new Date(now - 10 * 60_000), { a: 3, b: 10, c: null, bSponsored: true }));
     await deliverKeywordRun(db, { subscriptionId: keyword.row.id, runKey, reservedPages: 1, searchObservationIds: [id] });
 
@@ -148,9 +148,10 @@ describe('dashboard Keywords screens in headless Chromium', () => {
       [`${B} organic`, '—', '10', '10'], [`${B} sponsored`, '1', '1', '1'],
       [`${C} organic`, '—', '13', '16'], [`${C} sponsored`, '—', '—', '—'],
     ]);
-    // The y axis runs downwards from #1.
-    const ticks = await page.$$eval('[data-testid="rank-chart"] .u-axis', (axes) => axes.map((a) => a.textContent));
-    expect(ticks.join(' ')).toContain('#');
+    // The y axis runs downwards from #1: position 1 at the top edge, the worst drawn (16) above the bottom.
+    const [top, bottom] = await page.$eval('[data-testid="rank-chart"]', (el) => [Number((el as HTMLElement).dataset.yTop), Number((el as HTMLElement).dataset.yBottom)]);
+    expect(top).toBe(1);
+    expect(bottom).toBeGreaterThanOrEqual(16);
     expect(await page.$eval('button[aria-pressed="true"]', (el) => el.textContent)).toBe('30 days');
     const [d180] = await page.$$('xpath/.//button[normalize-space(.)="180 days"]');
     await d180!.click();

@@ -53,6 +53,13 @@ export function RankChart({ title, instants, series, height = 300, testId = 'ran
         points: { show: true, size: s.dashed ? 7 : 5, fill: s.color, stroke: s.color },
       }))],
       axes: [{}, { size: 50, values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) ? `#${v}` : '')) }],
+      // After each draw, the positions at the plot's top and bottom edges (tests and tools read them).
+      hooks: {
+        draw: [(u) => {
+          el.dataset.yTop = String(Math.round(u.posToVal(0, 'y')));
+          el.dataset.yBottom = String(Math.round(u.posToVal(u.bbox.height / uPlot.pxRatio, 'y')));
+        }],
+      },
     }, [xs, ...series.map((s) => s.values)], el);
     const resize = () => plot.setSize({ width: Math.max(el.clientWidth, 320), height });
     window.addEventListener('resize', resize);
