@@ -188,6 +188,20 @@ describe('dashboard Keywords screens in headless Chromium', () => {
     expect(await page.$$eval('[role="group"][aria-label="Results page"] button', (bs) => bs.map((b) => b.textContent))).toEqual(['Page 1', 'Page 2']);
   });
 
+  it('answers subscription(id) for the caller\'s own subscriptions only, and filters subscriptions by kind', async () => {
+    const other = await createAccount(app.db, { login: 'keywords-other', email: 'other@example.com', balance: 1 });
+    const [theirs] = await addSubscriptions(app.db, other.id, [{ kind: 'search', keyword: KEYWORD, marketplace: 'com', frequency: 'daily', trackAsins: [A] }]);
+    if (theirs?.kind !== 'created') throw new Error('the other account\'s subscription was not created');
+    const graphql = async (query: string, variables: Record<string, unknown> = {}) => {
+      const response = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ query, variables }) });
+      return (await response.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+    };
+    const query = 'query($id: Int!) { subscription(id: $id) { keyword trackAsins latestRanks { asin } } }';
+    expect(await graphql(query, { id: theirs.row.id })).toEqual({ data: { subscription: null } });
+    const kinds = await graphql('{ products: subscriptions(kind: product) { totalCount edges { node { asin kind } } } keywords: subscriptions(kind: search) { totalCount } }');
+    expect(kinds).toEqual({ data: { products: { totalCount: 1, edges: [{ node: { asin: 'B07CL39Z8Q', kind: 'product' } }] }, keywords: { totalCount: 2 } } });
+  });
+
   it('raised no script error and broke no Content-Security-Policy rule', () => {
     expect(pageErrors).toEqual([]);
   });
