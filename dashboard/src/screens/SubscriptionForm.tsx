@@ -18,6 +18,11 @@ const RULES = ['price_below', 'price_drop_percent', 'bsr_below', 'bsr_change_per
 const VALUED = new Set<string>(['price_below', 'price_drop_percent', 'bsr_below', 'bsr_change_percent']);
 
 type Rule = { type: (typeof RULES)[number]; value: string };
+
+/** True for the rule types of product subscriptions (the ones this form edits). */
+export function isProductRule(type: string): type is Rule['type'] {
+  return (RULES as readonly string[]).includes(type);
+}
 type Frequency = (typeof FREQUENCIES)[number];
 
 /** A subscription to edit, as the form shows it. */

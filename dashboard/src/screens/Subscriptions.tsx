@@ -10,13 +10,13 @@ import { when } from '../components/format.ts';
 import { ErrorNote, Loading } from '../components/Status.tsx';
 import { useQuery } from '../components/use-query.ts';
 import { Deliveries } from './Deliveries.tsx';
-import { SubscriptionForm, type SubscriptionDraft } from './SubscriptionForm.tsx';
+import { isProductRule, SubscriptionForm, type SubscriptionDraft } from './SubscriptionForm.tsx';
 
 const SubscriptionList = graphql(`
   query SubscriptionList {
     subscriptions(first: 100) {
       totalCount
-      edges { node { id asin marketplace frequency status tag alertUrl createdAt alerts { id type value armed triggeredCount lastTriggeredAt } } }
+      edges { node { id asin keyword marketplace frequency status tag alertUrl createdAt alerts { id type value armed triggeredCount lastTriggeredAt } } }
     }
   }
 `);
@@ -53,7 +53,7 @@ export function Subscriptions() {
         <tbody>
           {list.data?.subscriptions.edges.map(({ node: s }) => (
             <tr key={s.id}>
-              <td><a href={`/app/products/${s.marketplace}/${s.asin}`}>{s.asin}</a></td>
+              <td>{s.asin ? <a href={`/app/products/${s.marketplace}/${s.asin}`}>{s.asin}</a> : `“${s.keyword ?? ''}”`}</td>
               <td>{s.marketplace}</td><td>{s.frequency}</td>
               <td title={s.status === 'paused_balance' ? 'Paused while the balance cannot pay a delivery; resumes on top-up.' : undefined}>{s.status}</td>
               <td>
@@ -65,8 +65,8 @@ export function Subscriptions() {
               <td>{when(s.createdAt)}</td>
               <td>
                 <span class="inline">
-                  <button type="button" onClick={() => setEditing({ asin: s.asin, marketplace: s.marketplace, frequency: s.frequency, alertUrl: s.alertUrl ?? '', rules: s.alerts.map((a) => ({ type: a.type, value: a.value === null ? '' : String(a.value) })) })} aria-label={`Edit the subscription of ${s.asin} (${s.marketplace})`}>Edit</button>
-                  <button type="button" onClick={() => void remove(s.id, s.asin)} aria-label={`Delete the subscription of ${s.asin} (${s.marketplace})`}>Delete</button>
+                  {s.asin ? <button type="button" onClick={() => setEditing({ asin: s.asin!, marketplace: s.marketplace, frequency: s.frequency, alertUrl: s.alertUrl ?? '', rules: s.alerts.flatMap((a) => (isProductRule(a.type) ? [{ type: a.type, value: a.value === null ? '' : String(a.value) }] : [])) })} aria-label={`Edit the subscription of ${s.asin} (${s.marketplace})`}>Edit</button> : null}
+                  <button type="button" onClick={() => void remove(s.id, s.asin ?? `“${s.keyword ?? ''}”`)} aria-label={`Delete the subscription of ${s.asin ?? s.keyword} (${s.marketplace})`}>Delete</button>
                 </span>
               </td>
             </tr>
