@@ -22,6 +22,7 @@ import { mcpRoutes } from './mcp/http.js';
 import { monitoringRoutes } from './rest/routes/monitoring.routes.js';
 import { openapiRoutes } from './rest/routes/openapi.routes.js';
 import { productRoutes } from './rest/routes/product.routes.js';
+import { searchRoutes } from './rest/routes/search.routes.js';
 import { publicRoutes } from './rest/routes/public.routes.js';
 import { systemRoutes } from './rest/routes/system.routes.js';
 import { webhookLogRoutes } from './rest/routes/webhook-log.routes.js';
@@ -59,7 +60,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   const rateLimits = new AccountRateLimits(deps.db);
   // One marketplace-status cache per app: REST and GraphQL answer from the same computation.
   const statuses = cachedMarketplaceStatuses(deps.db);
-  for (const router of [systemRoutes(deps.db, deps.config, deps.logger), publicRoutes(deps.db), productRoutes(deps, rateLimits), analyticsRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits, statuses), webhookLogRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
+  for (const router of [systemRoutes(deps.db, deps.config, deps.logger), publicRoutes(deps.db), productRoutes(deps, rateLimits), searchRoutes(deps, rateLimits), analyticsRoutes(deps, rateLimits), monitoringRoutes(deps, rateLimits), appendixRoutes(deps, rateLimits, statuses), webhookLogRoutes(deps, rateLimits), openapiRoutes(deps.config)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
   }

@@ -12,7 +12,9 @@
  * - source reads older than 7 days (core/source-reads.ts).
  * Observations (the history we sell) are never deleted row by row: the run creates their monthly
  * partitions ahead (core/db/observation-partitions.ts) and, only when OBSERVATION_RETENTION_DAYS is
- * set, drops the partitions wholly older than it. Deletes run in batches of `batchSize` rows, one
+ * set, drops the partitions wholly older than it. Search observations (core/search-observations.ts)
+ * follow the same setting: only when it is set, those observed before it are deleted in batches
+ * (found through the BRIN index on `observed_at`); the item contents they referenced stay. Deletes run in batches of `batchSize` rows, one
  * short statement each, so no lock is held for long.
  */
 import type { Db } from './db/db.js';
@@ -98,6 +100,17 @@ const RATE_LIMITS: Statement = {
     SELECT count(*)::int AS n FROM deleted`,
 };
 
+// $1 is the cutoff instant (OBSERVATION_RETENTION_DAYS before the purge's clock).
+const SEARCH_OBSERVATIONS: Statement = {
+  name: 'retention:search-observations',
+  text: `WITH deleted AS (
+      DELETE FROM search_observations WHERE id IN (
+        SELECT id FROM search_observations WHERE observed_at < $1::timestamptz LIMIT $2::int
+      ) RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM deleted`,
+};
+
 const IDEMPOTENCY_KEYS: Statement = {
   name: 'retention:idempotency-keys',
   text: `WITH deleted AS (
@@ -131,7 +144,7 @@ export async function purgeExpiredData(db: Db, options: RetentionOptions): Promi
   const sql = db.sql;
   const batch = options.batchSize ?? PURGE_BATCH;
   const maxBatches = options.maxBatches ?? PURGE_MAX_BATCHES;
-  const inBatches = async (statement: Statement, age: number): Promise<number> => {
+  const inBatches = async (statement: Statement, age: number | string): Promise<number> => {
     let total = 0;
     for (let i = 0; i < maxBatches; i++) {
       const n = (await sql.query<{ n: number }>(statement, [age, batch])).rows[0]?.n ?? 0;
@@ -153,9 +166,11 @@ export async function purgeExpiredData(db: Db, options: RetentionOptions): Promi
   options.onBatch?.();
   const queryable = prismaQueryable(db.prisma);
   await ensureObservationPartitions(queryable);
-  const observationPartitions = options.observationRetentionDays === undefined
-    ? []
-    : await dropObservationPartitionsBefore(queryable, new Date((options.now ?? new Date()).getTime() - options.observationRetentionDays * DAY_MS));
+  const observationCutoff = options.observationRetentionDays === undefined
+    ? undefined
+    : new Date((options.now ?? new Date()).getTime() - options.observationRetentionDays * DAY_MS);
+  const observationPartitions = observationCutoff ? await dropObservationPartitionsBefore(queryable, observationCutoff) : [];
   options.onBatch?.();
-  return { tasks, webhookDeliveries, changeEvents, batches, rateLimits, idempotencyKeys, sourceReads, observationPartitions };
+  const searchObservations = observationCutoff ? await inBatches(SEARCH_OBSERVATIONS, observationCutoff.toISOString()) : 0;
+  return { tasks, webhookDeliveries, changeEvents, batches, rateLimits, idempotencyKeys, sourceReads, observationPartitions, searchObservations };
 }

@@ -35,6 +35,17 @@ export function searchKeywordKey(keyword: string): string {
   return normalizeKeyword(keyword).toLowerCase();
 }
 
+const ASIN = /^[0-9A-Z]{10}$/;
+
+/**
+ * An ASIN as `search_observations.item_asins` holds it: its value in base 36, exact in a double
+ * (36^10 < 2^53) and 8 bytes in the row where the text takes 16; null when `asin` is not 10
+ * characters [0-9A-Z] (no ASIN the API accepts, so no rank history asks for it).
+ */
+export function asinCode(asin: string): number | null {
+  return ASIN.test(asin) ? parseInt(asin, 36) : null;
+}
+
 /** The stored content of an item: every SearchItem field but its place in the list. */
 export type ItemDoc = Omit<SearchItem, 'position' | 'organic_position' | 'sponsored'>;
 
@@ -71,7 +82,7 @@ const INSERT_OBSERVATION: Statement = {
   text: `INSERT INTO search_observations (keyword, keyword_key, marketplace, page, url, observed_at, status, total_results,
       results_text, parser_version, quality, item_ids, item_asins, item_sponsored, subscription_id)
     VALUES ($1::text, $2::text, $3::text, $4::int, $5::text, $6::timestamptz, $7::text, $8::text::bigint,
-      $9::text, $10::text, $11::text::jsonb, $12::text[]::bigint[], $13::text[], $14::boolean[], $15::int)
+      $9::text, $10::text, $11::text::jsonb, $12::text[]::bigint[], $13::bigint[], $14::boolean[], $15::int)
     RETURNING id::text AS id`,
 };
 
@@ -131,7 +142,7 @@ export async function storeSearchObservation(db: Db, results: SearchResults, sub
     results.total_results === null ? null : String(results.total_results),
     results.results_text === null ? null : storableText(results.results_text), storableText(results.parser_version),
     JSON.stringify(storableValue(results.quality)), hashes.map((h) => ids.get(h)!),
-    results.items.map((i) => storableText(i.asin)), results.items.map((i) => i.sponsored), subscriptionId ?? null,
+    results.items.map((i) => asinCode(i.asin)), results.items.map((i) => i.sponsored), subscriptionId ?? null,
   ];
   try {
     const { rows } = await db.sql.query<{ id: string }>(INSERT_OBSERVATION, params);
@@ -278,7 +289,7 @@ const RANK_HISTORY: Statement = {
       CASE WHEN r.pos IS NULL OR r.item_sponsored[r.pos] THEN NULL
         ELSE (SELECT count(*)::int FROM unnest(r.item_sponsored[1:r.pos]) AS s(v) WHERE NOT s.v) END AS organic_position
     FROM (
-      SELECT observed_at, page, item_sponsored, array_position(item_asins, $3::text) AS pos
+      SELECT observed_at, page, item_sponsored, array_position(item_asins, $3::bigint) AS pos
       FROM search_observations
       WHERE keyword_key = $1 AND marketplace = $2
         AND observed_at >= $4::timestamptz - $5::int * interval '1 day' AND observed_at <= $4::timestamptz
@@ -296,8 +307,10 @@ const RANK_HISTORY: Statement = {
 export async function rankHistory(db: Db, q: { keyword: string; marketplace: string; asin: string; days: number; now?: Date }): Promise<RankPoint[]> {
   type Row = { observed_at: Date; page: number; position: number | null; sponsored: boolean | null; organic_position: number | null };
   const now = q.now ?? new Date();
+  // -1 is no ASIN's code: a malformed `asin` matches nothing (never the nulls of malformed cards).
+  const code = asinCode(q.asin.trim().toUpperCase()) ?? -1;
   const { rows } = await db.sql.query<Row>(RANK_HISTORY, [
-    storableText(searchKeywordKey(q.keyword)), q.marketplace, storableText(q.asin.toUpperCase()), now.toISOString(), Math.ceil(q.days),
+    storableText(searchKeywordKey(q.keyword)), q.marketplace, code, now.toISOString(), Math.ceil(q.days),
   ]);
   const points: RankPoint[] = [];
   let current: { at: number; point: RankPoint } | undefined;

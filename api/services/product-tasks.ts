@@ -88,8 +88,12 @@ export async function taskPost(deps: ProductTaskDeps, account: AuthAccount, body
   return batchOutcome(tasks);
 }
 
-/** A task_post task whose workflow is to be started; `urgency` from its priority (1 or 2); labels for the operators' view. */
-export interface StartRequest extends TaskLabels { taskId: string; asin: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
+/**
+ * A task_post task whose workflow is to be started (a product task, or with `kind: 'search'` a
+ * search task); `urgency` from its priority (1 or 2); labels for the operators' view.
+ */
+export type StartRequest = TaskLabels & { taskId: string; marketplace: string; webhookKinds: WebhookKind[]; urgency: ReadUrgency; accountId: number }
+  & ({ kind?: 'product'; asin: string } | { kind: 'search'; keyword: string; pages: number });
 
 /** The deliveries of a task finished in the API, with what labels them for operators. */
 export type WebhookStart = Parameters<TaskLauncher['startWebhooks']>[0] & { accountId: number };
@@ -115,7 +119,10 @@ export async function startOrFail(deps: ProductTaskDeps, task: StartRequest): Pr
     return undefined;
   }
   if (task.webhookKinds.length) {
-    await startWebhooks(deps, { taskId: task.taskId, kinds: task.webhookKinds, accountId: task.accountId, asin: task.asin, marketplace: task.marketplace, tag: task.tag, urls: task.webhookUrls });
+    await startWebhooks(deps, {
+      taskId: task.taskId, kinds: task.webhookKinds, accountId: task.accountId, ...(task.kind === 'search' ? {} : { asin: task.asin }),
+      marketplace: task.marketplace, tag: task.tag, urls: task.webhookUrls,
+    });
   }
   return new DomainError('SOURCE_UNAVAILABLE');
 }

@@ -34,4 +34,6 @@ export interface RetentionReport {
   sourceReads: number;
   /** Monthly partitions of observations dropped (OBSERVATION_RETENTION_DAYS), by name. */
   observationPartitions: string[];
+  /** Search observations deleted (observed before OBSERVATION_RETENTION_DAYS). */
+  searchObservations: number;
 }

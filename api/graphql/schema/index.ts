@@ -9,6 +9,7 @@ import './product.js';
 import './product-v2.js';
 import './analytics.js';
 import './task.js';
+import './search.js';
 import './subscription.js';
 import './alerts.js';
 import './key.js';

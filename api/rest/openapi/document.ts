@@ -12,6 +12,7 @@ import { graphqlPaths } from './paths/graphql.js';
 import { mcpPaths } from './paths/mcp.js';
 import { monitoringPaths } from './paths/monitoring.js';
 import { productPaths } from './paths/product.js';
+import { searchPaths } from './paths/search.js';
 import { publicPaths } from './paths/public.js';
 import { referencePaths } from './paths/reference.js';
 import { systemPaths } from './paths/system.js';
@@ -39,6 +40,7 @@ const DESCRIPTION = `Product-page data of 12 marketplaces as queued tasks, live 
 
 const TAGS = [
   { name: 'product', description: 'Queued tasks, live reads and history of product pages.' },
+  { name: 'search', description: 'Queued tasks, live reads and rank history of marketplace search results pages.' },
   { name: 'monitoring', description: 'Subscriptions that observe a product hourly, every 6 hours or daily.' },
   { name: 'appendix', description: 'Account, usage, keys and reference data.' },
   { name: 'public', description: 'Without authentication: access requests and the credentials link.' },
@@ -58,7 +60,7 @@ export function createOpenApiDocument(options: { serverUrl?: string } = {}): Ope
     info: { title: 'Retail Product Data API', version: API_VERSION, description: DESCRIPTION },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl.replace(/\/+$/, '') }] } : {}),
     tags: TAGS,
-    paths: { ...productPaths, ...analyticsPaths, ...monitoringPaths, ...appendixPaths, ...webhookLogPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...mcpPaths, ...referencePaths },
+    paths: { ...productPaths, ...searchPaths, ...analyticsPaths, ...monitoringPaths, ...appendixPaths, ...webhookLogPaths, ...publicPaths, ...systemPaths, ...graphqlPaths, ...mcpPaths, ...referencePaths },
     components: { securitySchemes: SECURITY_SCHEMES },
   };
   return createDocument(document);

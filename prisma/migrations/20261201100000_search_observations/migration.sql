@@ -5,7 +5,9 @@
 --   (core/search-observations.ts computes it), shared by every list, keyword and page it appears in;
 -- - `search_observations`: one row per page read, the ordered list as three parallel arrays: the
 --   item contents' ids, the ASINs (rank history reads them without touching `search_items`) and
---   the sponsored flags. Positions and organic positions follow from the order.
+--   the sponsored flags. Positions and organic positions follow from the order. An ASIN is kept as
+--   its value in base 36 (10 characters [0-9A-Z] < 36^10 < 2^53), 8 bytes where a text element
+--   takes 16; a card whose data-asin is not of that form (no ASIN the API accepts) has null there.
 -- `keyword_key` (lowercased, white space collapsed) is the identity of a keyword for reuse, latest
 -- and rank history; `keyword` keeps the text as posted.
 
@@ -35,9 +37,9 @@ CREATE TABLE "search_observations" (
     "results_text" TEXT,
     "parser_version" TEXT NOT NULL,
     "quality" JSONB NOT NULL,
-    -- The list in page order: search_items ids, ASINs and sponsored flags, index for index.
+    -- The list in page order: search_items ids, ASINs (base 36) and sponsored flags, index for index.
     "item_ids" BIGINT[] NOT NULL,
-    "item_asins" TEXT[] NOT NULL,
+    "item_asins" BIGINT[] NOT NULL,
     "item_sponsored" BOOLEAN[] NOT NULL,
     -- The subscription whose delivery produced this observation, if any.
     "subscription_id" INTEGER,

@@ -13,14 +13,14 @@ import { STATUS } from '../../../../core/domain/status-codes.js';
 const tags = ['product'];
 
 /** The Idempotency-Key header of task_post and live (api/rest/middleware/idempotency.ts). */
-const idempotencyHeader = z.object({
+export const idempotencyHeader = z.object({
   'Idempotency-Key': z.string().regex(IDEMPOTENCY_KEY_PATTERN).optional().meta({
     description: 'Makes a retry safe: sent again with the same key and the same body within 24 hours, the request gets the first response again, byte for byte (same task ids, header `Idempotent-Replayed: true`), and is charged nothing. 1 to 255 visible ASCII characters (a UUID is a good choice); otherwise 400 / 40501 naming `Idempotency-Key`. Keys are per account. A request refused as a whole (4xx / 5xx) frees its key.',
     examples: ['3f2b9c1e-8d4a-4b6f-9e2d-1a7c5b8e0f43'],
   }),
 });
-const IDEMPOTENCY_CONFLICT = errorResponse([STATUS.BAD_REQUEST], 'The Idempotency-Key was used with another body or endpoint in the last 24 hours, or its first request is still being answered (then with Retry-After).');
-const PAYMENT_REQUIRED = errorResponse([STATUS.PAYMENT_REQUIRED], 'The balance covers no task of the request (otherwise only the unaffordable tasks fail, at task level).');
+export const IDEMPOTENCY_CONFLICT = errorResponse([STATUS.BAD_REQUEST], 'The Idempotency-Key was used with another body or endpoint in the last 24 hours, or its first request is still being answered (then with Retry-After).');
+export const PAYMENT_REQUIRED = errorResponse([STATUS.PAYMENT_REQUIRED], 'The balance covers no task of the request (otherwise only the unaffordable tasks fail, at task level).');
 
 /** Operations under /v1/retail/product. */
 export const productPaths: ZodOpenApiPathsObject = {
