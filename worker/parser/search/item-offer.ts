@@ -1,0 +1,137 @@
+/**
+ * A card's main offer: `price`, `list_price`, `prime` (search-page-contract.md "Item fields"). The
+ * main offer is the card's first price block; secondary-offer rows ("Other format", "More Buying
+ * Choices", a second "Get it faster" offer) are other offers and never read.
+ */
+import type { Marketplace } from '../../../core/marketplaces.js';
+import type { MissingReason, Price } from '../../../core/product.js';
+import { MONEY } from '../locale.js';
+import { parsePrice } from '../price.js';
+import { clean } from '../text.js';
+import { CARD_PRIME_PHRASES, INSTALLMENT_PATTERN, LIST_PRICE_LABELS, OTHER_PRODUCT_PRICE_LABELS, RENT_WORDS } from './words.js';
+import { textIn, type View } from './view.js';
+
+/** Blocks of other offers inside a card. */
+export const OTHER_OFFER_BLOCKS = '[data-cy="secondary-offer-recipe"], [data-cy="multi-offer-display"]';
+
+/** The price to pay and how it was found. */
+export interface CardPrice {
+  price: Price | null;
+  /** The card shows a price of its main offer (read or not). */
+  shown: boolean;
+  /** Why `price` is null when it is. */
+  reason: MissingReason | null;
+  /** The shown main price element (the list price is read beside it). */
+  el: unknown;
+}
+
+/** Text of an `.a-price`: its screen-reader copy, else its visible text. */
+function aPriceText<E>(v: View<E>, el: E): string {
+  const off = v.one(el, '.a-offscreen');
+  const t = off ? textIn(v, off) : '';
+  return t || textIn(v, el);
+}
+
+/** True when the element sits inside another offer's block of the card. */
+function inOtherOffer<E>(v: View<E>, el: E, card: E): boolean {
+  const block = v.closest(el, OTHER_OFFER_BLOCKS);
+  return block !== null && block !== card;
+}
+
+/** Text of the row an element sits in (its closest block ancestor inside the card), lower-case. */
+function rowText<E>(v: View<E>, el: E): string {
+  const row = v.closest(el, 'div, li, td, p') ?? el;
+  return textIn(v, row).toLowerCase();
+}
+
+/** Why a shown price text did not parse: another marketplace's currency, else unreadable. */
+function unreadReason(text: string, marketplace: Marketplace): MissingReason {
+  const t = clean(text).toLowerCase();
+  const own = MONEY[marketplace.code].tokens;
+  const other = Object.values(MONEY).some((m) => m.tokens.some((tok) => !own.includes(tok) && tok.length > 1 && t.includes(tok)));
+  return other || /\b[a-z]{3}\s?\d/.test(t) && !own.some((tok) => t.startsWith(tok)) ? 'other_currency' : 'unreadable';
+}
+
+/** The main offer's price elements, in card order (not struck, not unit prices, not other offers). */
+function mainPrices<E>(v: View<E>, card: E): E[] {
+  return v.all(card, '.a-price').filter((el) => !v.is(el, '.a-text-price') && !inOtherOffer(v, el, card));
+}
+
+/**
+ * Reads the card's price: the first `.a-price` of the main offer that is not struck through. A price
+ * in a range (`.a-price-range`, or two amounts in the row joined by "-"), a rental price ("Rent"; the
+ * buy price beside it is taken), an instalment and a price in another currency are not it.
+ */
+export function readCardPrice<E>(v: View<E>, card: E, marketplace: Marketplace): CardPrice {
+  const prices = mainPrices(v, card);
+  if (prices.length === 0) return { price: null, shown: false, reason: 'not_on_page', el: null };
+  let chosen = prices[0]!;
+  const row = rowText(v, chosen);
+  if (RENT_WORDS.some((w) => row.startsWith(w) || row.includes(`${w} `)) && prices.length > 1) {
+    const buy = prices.find((p) => !RENT_WORDS.some((w) => rowText(v, p).includes(w)));
+    if (buy) chosen = buy;
+  }
+  if (v.closest(chosen, '.a-price-range')) return { price: null, shown: true, reason: 'unreadable', el: chosen };
+  const text = aPriceText(v, chosen);
+  if (INSTALLMENT_PATTERN.test(rowText(v, chosen)) && !/^\s*\S*\s*[\d.,]+\s*$/.test(text)) return { price: null, shown: true, reason: 'unreadable', el: chosen };
+  const price = parsePrice(text, marketplace);
+  if (!price) return { price: null, shown: true, reason: unreadReason(text, marketplace), el: chosen };
+  return { price, shown: true, reason: null, el: chosen };
+}
+
+/** The label right before a struck price ("List:", "Typical:"), lower-case without the colon. */
+function labelBefore<E>(v: View<E>, el: E): string {
+  const parent = v.parent(el);
+  if (!parent) return '';
+  const parts: string[] = [];
+  for (const k of v.kids(parent)) {
+    if (k === el) break;
+    parts.push(typeof k === 'string' ? k : textIn(v, k));
+  }
+  let label = clean(parts.join(' '));
+  if (!label) {
+    const grand = v.parent(parent);
+    if (grand) {
+      const before: string[] = [];
+      for (const k of v.kids(grand)) {
+        if (k === parent) break;
+        before.push(typeof k === 'string' ? k : textIn(v, k));
+      }
+      label = clean(before.join(' '));
+    }
+  }
+  return label.toLowerCase().replace(/[:：]\s*$/, '').trim();
+}
+
+/**
+ * Reads the card's list price: the struck-through `.a-price.a-text-price` of the main offer (labelled
+ * "List:", "Typical:", "Was:", "M.R.P:", … or unlabelled), not one labelled as another format's or
+ * product's price ("Print List Price", "Novo preço"), not an instalment.
+ */
+export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketplace): Price | null {
+  for (const el of v.all(card, '.a-price.a-text-price')) {
+    if (inOtherOffer(v, el, card)) continue;
+    const label = labelBefore(v, el);
+    if (OTHER_PRODUCT_PRICE_LABELS.some((l) => label.endsWith(l))) continue;
+    if (INSTALLMENT_PATTERN.test(label)) continue;
+    const struck = v.attr(el, 'data-a-strike') === 'true';
+    const labelled = LIST_PRICE_LABELS.some((l) => label === l || label.endsWith(` ${l}`));
+    if (!struck && !labelled) continue;
+    return parsePrice(aPriceText(v, el), marketplace);
+  }
+  return null;
+}
+
+/** Prime badges of a card (icon, or its accessible label). */
+const PRIME_ICONS = 'i.a-icon-prime, .a-icon-prime, .s-prime, [aria-label="Amazon Prime"], i.a-icon-prime-jp, .a-icon-prime-in, .a-icon-prime-br';
+
+/**
+ * Reads `prime`: null when the card shows no price; true when the main offer shows the Prime badge or
+ * Prime wording ("FREE delivery … with Prime", "Join Prime …", a Prime member price row); else false.
+ */
+export function readCardPrime<E>(v: View<E>, card: E, shown: boolean): boolean | null {
+  if (!shown) return null;
+  if (v.all(card, PRIME_ICONS).some((el) => !inOtherOffer(v, el, card))) return true;
+  const t = textIn(v, card, (e) => v.is(e, OTHER_OFFER_BLOCKS)).toLowerCase();
+  return CARD_PRIME_PHRASES.some((p) => t.includes(p));
+}

@@ -1,0 +1,79 @@
+/**
+ * A card's texts: `title`, `brand`, `badges`, `coupon`, `delivery` (search-page-contract.md "Item
+ * fields"). Texts are as shown (text rules of product-page-contract.md); screen-reader-only copies
+ * (`.a-offscreen`) are not shown text.
+ */
+import { CARD_COUPON_WORDS, NOT_COUPON_PHRASES, NOT_DELIVERY_PHRASES } from './words.js';
+import { OTHER_OFFER_BLOCKS } from './item-offer.js';
+import { TITLE_HEADINGS } from './cards.js';
+import { linesOf, textIn, type View } from './view.js';
+
+const hidden = <E>(v: View<E>) => (e: E): boolean => v.is(e, '.a-offscreen, .aok-hidden, .s-coupon-clipped');
+
+/** Title and brand line of a card. */
+export interface CardTitle {
+  title: string | null;
+  brand: string | null;
+}
+
+/**
+ * Reads the title: the product name heading's text; where the card shows a brand line in its own
+ * heading above the name (a heading without the product link), that line is the brand.
+ */
+export function readCardTitle<E>(v: View<E>, card: E): CardTitle {
+  const heads = v.all(card, TITLE_HEADINGS).filter((h) => !v.closest(h, OTHER_OFFER_BLOCKS));
+  if (heads.length === 0) return { title: null, brand: null };
+  const linked = heads.find((h) => v.is(h, 'a h2, a h3') || v.one(h, 'a') !== null) ?? heads[0]!;
+  // 2014 headings hold the title link and, beside it, the byline and binding: the link is the name.
+  const name = v.one(linked, 'a.title') ?? linked;
+  const title = textIn(v, name, hidden(v)) || null;
+  const i = heads.indexOf(linked);
+  const above = i > 0 ? heads[i - 1]! : null;
+  const brand = above && v.one(above, 'a') === null ? textIn(v, above, hidden(v)) || null : null;
+  return { title, brand };
+}
+
+/** Badge elements of a card. */
+const BADGES = '.a-badge-label-inner, .a-badge-text, [data-cy="certification-recipe"] .s-pc-badge-text, .s-pc-badge-text';
+
+/** Reads the badges: each badge label as shown, without an "in <category>" tail, in card order. */
+export function readCardBadges<E>(v: View<E>, card: E): string[] {
+  const out: string[] = [];
+  const seen = new Set<E>();
+  for (const el of v.all(card, BADGES)) {
+    if (v.is(el, '.a-badge-text') && v.closest(el, '.a-badge-label-inner')) continue; // read with its label
+    if (seen.has(el)) continue;
+    seen.add(el);
+    const t = textIn(v, el, (e) => v.is(e, '.a-badge-supplementary-text') && /^(in|en|em|in der|dans|nella|nel)\b/i.test(textIn(v, e)));
+    if (t && !out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
+/** Coupon components of a card. */
+const COUPONS = '.s-coupon-unclipped, [data-cy="coupon-recipe"], .s-coupon-highlight-color';
+
+/** Reads the coupon text as shown ("Save 10% with coupon"), or null. */
+export function readCardCoupon<E>(v: View<E>, card: E): string | null {
+  const el = v.one(card, COUPONS);
+  const holder = el && v.is(el, '.s-coupon-highlight-color') ? (v.parent(el) ?? el) : el;
+  if (!holder) return null;
+  const t = textIn(v, holder, hidden(v));
+  const low = t.toLowerCase();
+  if (!CARD_COUPON_WORDS.some((w) => low.includes(w)) || NOT_COUPON_PHRASES.some((p) => low.includes(p))) return null;
+  return t;
+}
+
+/** The delivery block of a card (2019+ layouts). */
+const DELIVERY = '[data-cy="delivery-recipe"]';
+
+/** Reads the card's first delivery line as shown, or null (stock and release notices are not delivery lines). */
+export function readCardDelivery<E>(v: View<E>, card: E): string | null {
+  const block = v.one(card, DELIVERY);
+  if (!block) return null;
+  const line = linesOf(v, block, hidden(v))[0];
+  if (!line) return null;
+  const low = line.toLowerCase();
+  if (NOT_DELIVERY_PHRASES.some((p) => low.includes(p))) return null;
+  return line;
+}
