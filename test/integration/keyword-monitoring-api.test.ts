@@ -277,6 +277,6 @@ describe('keyword runs: money and rank alerts', () => {
       { keyword: 'cheap', marketplace: 'com', pages: 3, frequency: 'daily' },
       { keyword: 'dear', marketplace: 'com', pages: 4, frequency: 'daily' },
     ]);
-    expect(added.body.tasks.map((t: { result: { status: string }[] }) => t.result[0].status)).toEqual(['active', 'paused_balance']);
+    expect(added.body.tasks.map((t: { result: { status: string }[] }) => t.result[0]!.status)).toEqual(['active', 'paused_balance']);
   });
 });

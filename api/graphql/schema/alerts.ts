@@ -47,6 +47,8 @@ const ChangeSideRef = builder.objectRef<ChangeSide>('ChangeSide').implement({
     availability: t.string({ nullable: true, resolve: (s) => s.availability ?? null }),
     buyBox: t.field({ type: SellerRef, nullable: true, resolve: (s) => s.buy_box ?? null }),
     contentHash: t.string({ nullable: true, resolve: (s) => s.content_hash ?? null }),
+    organicRank: t.int({ nullable: true, description: 'Rank rules: the tracked ASIN\'s organic rank across the pages read; null when absent (or not a rank rule).', resolve: (s) => s.organic_rank ?? null }),
+    sponsored: t.boolean({ nullable: true, description: 'Rank rules: whether the tracked ASIN held a sponsored slot.', resolve: (s) => s.sponsored ?? null }),
   }),
 });
 
@@ -56,6 +58,7 @@ const AlertRuleRef = builder.objectRef<AlertRuleObject>('AlertRule').implement({
     id: t.exposeInt('id'),
     type: t.field({ type: AlertType, resolve: (r) => r.type }),
     value: t.exposeFloat('value', { nullable: true, description: 'Threshold or percent; null for the change types.' }),
+    asin: t.string({ nullable: true, description: 'Rank rules of keyword subscriptions: the tracked ASIN the rule judges.', resolve: (r) => r.asin ?? null }),
     armed: t.exposeBoolean('armed', { description: 'False after the rule fired, until an observation outside its condition re-arms it.' }),
     lastKnown: t.field({ type: ChangeSideRef, nullable: true, resolve: (r) => r.last_known }),
     triggeredCount: t.exposeInt('triggered_count'),

@@ -9,7 +9,7 @@ import { MARKETPLACE_CODES } from '../../../core/marketplaces.js';
 import { AVAILABILITY_STATUSES, MISSING_REASONS, type Product } from '../../../core/product.js';
 import type { StatusCodeRow } from '../../../core/domain/status-codes.js';
 import { FREQUENCIES } from '../../../core/subscriptions.js';
-import type { KeywordSubscriptionObject, ProductSubscriptionObject } from '../../services/monitoring.js';
+import type { ProductSubscriptionObject } from '../../services/monitoring.js';
 import type { MarketplaceStatusRow } from '../../services/status.js';
 import { alertRule } from './alert-resources.js';
 
@@ -18,9 +18,9 @@ const timestamp = z.string().meta({ format: 'date-time', examples: ['2026-01-31T
 /** An amount in USD. */
 const usd = z.number().meta({ description: 'USD.' });
 /** A stored ASIN: uppercased. */
-const storedAsin = z.string().regex(/^[A-Z0-9]{10}$/).meta({ examples: ['B0CHX1W1XY'] });
+export const storedAsin = z.string().regex(/^[A-Z0-9]{10}$/).meta({ examples: ['B0CHX1W1XY'] });
 /** A marketplace code (aliases are resolved before anything is stored). */
-const marketplaceCode = z.enum(MARKETPLACE_CODES).meta({ description: 'Marketplace code.' });
+export const marketplaceCode = z.enum(MARKETPLACE_CODES).meta({ description: 'Marketplace code.' });
 const count = z.number().int().min(0);
 
 /** CategoryRank: `rank` in `category`. */
@@ -123,7 +123,8 @@ export const product = z.object({
   quality,
 }).meta({ id: 'Product', description: 'One observation of a product page. Every field is always present; a field that cannot be read reliably is null (lists and `details`: empty).' });
 
-const sharedSubscriptionFields = {
+/** The fields of both kinds of subscription (the keyword kind's schema: keyword-subscription-resources.ts). */
+export const sharedSubscriptionFields = {
   id: z.number().int().min(1),
   marketplace: marketplaceCode,
   frequency: z.enum(FREQUENCIES),
@@ -136,24 +137,6 @@ const sharedSubscriptionFields = {
 };
 
 const subscriptionFields = { ...sharedSubscriptionFields, asin: storedAsin };
-
-const keywordSubscriptionFields = {
-  ...sharedSubscriptionFields,
-  kind: z.literal('search').meta({ description: 'A keyword subscription (product subscriptions carry `asin` and no `kind`).' }),
-  keyword: z.string().meta({ description: 'As subscribed: trimmed, inner white space collapsed, case kept; matched case-insensitively.' }),
-  pages: z.number().int().min(1).max(5).meta({ description: 'Results pages read per run; each delivered page is charged the monitoring search price.' }),
-  track_asins: z.array(storedAsin).meta({ description: 'The ASINs whose places in the results the rank rules judge.' }),
-};
-
-/** A keyword subscription as monitoring/add and monitoring/delete return it. */
-export const keywordSubscription = z.object(keywordSubscriptionFields).meta({ id: 'KeywordSubscription', description: 'A keyword monitoring subscription (search-page-contract.md "API" Monitoring).' });
-
-/** A keyword subscription as monitoring/list returns it. */
-export const listedKeywordSubscription = z.object({
-  ...keywordSubscriptionFields,
-  latest_results: z.array(z.looseObject({ keyword: z.string(), marketplace: marketplaceCode, page: z.number().int().min(1), observed_at: timestamp }))
-    .nullable().meta({ description: 'The SearchResults of the last delivered run, one per page read, page order; null before the first delivery.' }),
-}).meta({ id: 'ListedKeywordSubscription', description: 'A keyword subscription as monitoring/list returns it.' });
 
 /** Subscription as monitoring/add and monitoring/delete return it. */
 export const subscription = z.object(subscriptionFields).meta({ id: 'Subscription', description: 'A monitoring subscription.' });
@@ -313,7 +296,6 @@ export type _SchemasDescribeTypes = [
   Assert<Describes<z.output<typeof product>, Product>>,
   Assert<Describes<z.output<typeof subscription>, Omit<ProductSubscriptionObject, 'latest_observation'>>>,
   Assert<Describes<z.output<typeof listedSubscription>, Required<ProductSubscriptionObject>>>,
-  Assert<Describes<z.output<typeof keywordSubscription>, Omit<KeywordSubscriptionObject, 'latest_results'>>>,
   Assert<Describes<z.output<typeof marketplaceStatus>, MarketplaceStatusRow>>,
   Assert<Describes<z.output<typeof statusCodeRow>, StatusCodeRow>>,
 ];

@@ -19,7 +19,7 @@ const VALUED = new Set<string>(['price_below', 'price_drop_percent', 'bsr_below'
 
 type Rule = { type: (typeof RULES)[number]; value: string };
 
-/** True for the rule types of product subscriptions (the rank rules belong to keyword subscriptions). */
+/** True for the rule types of product subscriptions (the ones this form edits). */
 export function isProductRule(type: string): type is Rule['type'] {
   return (RULES as readonly string[]).includes(type);
 }

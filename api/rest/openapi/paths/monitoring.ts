@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { monitoringAddKeywordTask, monitoringAddTask, monitoringDeleteTask, monitoringListQuery, taskArrayBody } from '../../../../core/validation/requests.js';
 import { envelopeOf, errorResponse, jsonOk, operation } from '../operations.js';
-import { keywordSubscription, listedKeywordSubscription, listedSubscription, subscription } from '../resources.js';
+import { keywordSubscription, listedKeywordSubscription } from '../keyword-subscription-resources.js';
+import { listedSubscription, subscription } from '../resources.js';
 
 /** A subscription of either kind (a keyword one has `kind: "search"`). */
 const anySubscription = z.union([subscription, keywordSubscription]);
