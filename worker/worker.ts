@@ -75,13 +75,13 @@ export async function connectTemporal(address: string, logger: Logger): Promise<
 export async function createWorker(options: { config: Config; connection: NativeConnection; deps: ActivityDeps }): Promise<{ worker: Worker; pageReader: Worker; webhookSender: Worker }> {
   const { connection } = options;
   const activities = createActivities(options.deps);
-  // Page reads: exactly as many slots as the browser grid has pages (BROWSER_MAX_PAGES per browser).
+  // Page reads (product and search results pages): exactly as many slots as the browser grid has pages (BROWSER_MAX_PAGES per browser).
   const pageSlots = options.config.BROWSER_MAX_PAGES * Math.max(1, options.config.BROWSER_WS_ENDPOINTS.length);
   const pageReader = await Worker.create({
     connection,
     namespace: options.config.TEMPORAL_NAMESPACE,
     taskQueue: pageReadQueue(options.config.TEMPORAL_TASK_QUEUE),
-    activities: { readProductPage: activities.readProductPage },
+    activities: { readProductPage: activities.readProductPage, readSearchPage: activities.readSearchPage },
     maxConcurrentActivityTaskExecutions: pageSlots,
     // Graceful shutdown drains: a read under way may finish (navigation limit + parse and store)
     // before it is cancelled, so a SIGTERM does not cost a task one of its read attempts.

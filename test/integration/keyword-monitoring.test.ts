@@ -126,8 +126,9 @@ describeNeeding([savedSearchPages], 'keyword monitoring over the whole stack', (
     expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
     expect(money.entries.filter((e) => e.kind === 'monitoring').every((e) => Math.abs(e.amount + 2 * PAGE_PRICE) < 1e-9)).toBe(true);
     expect(money.entries.filter((e) => e.kind === 'refund').map((e) => e.amount)).toEqual(runs.filter((r) => r.settlement === 'refunded').map(() => 2 * PAGE_PRICE));
-    const stored = await prisma.searchObservation.findMany({ where: { subscriptionId: id }, orderBy: { id: 'asc' } });
-    expect(stored.map((o) => o.page)).toEqual(runs.filter((r) => r.settlement === 'kept').flatMap(() => [1, 2]));
+    // The pages each run paid for (the subscription's deliveries until its delete set them free).
+    const stored = await prisma.searchObservation.findMany({ where: { id: { in: runs.flatMap((r) => r.searchObservationIds) } }, orderBy: { id: 'asc' } });
+    expect(stored.map((o) => [o.keywordKey, o.page])).toEqual(runs.filter((r) => r.settlement === 'kept').flatMap(() => [[KEYWORD, 1], [KEYWORD, 2]]));
     expect(stored[0]!.observedAt).toEqual(stored[1]!.observedAt);
 
     // The rule fired on runs 2 (left the pages) and 5 (left again after run 4 re-armed it).
