@@ -60,9 +60,11 @@ builder.prismaObjectFields('Subscription', (t) => ({
     select: { trackAsins: true, latestSearchObservationIds: true },
     resolve: async (s, _args, ctx) => {
       if (s.trackAsins.length === 0 || s.latestSearchObservationIds.length === 0) return [];
-      const pages = (await searchLoader(ctx).loadMany(s.latestSearchObservationIds))
-        .filter((p): p is SearchResults => p !== null && !(p instanceof Error))
-        .sort((a, b) => a.page - b.page);
+      const loaded = await searchLoader(ctx).loadMany(s.latestSearchObservationIds);
+      const failed = loaded.find((p) => p instanceof Error);
+      if (failed) throw failed;
+      // A page the retention purge deleted is left out (the run's other pages still count).
+      const pages = loaded.filter((p): p is SearchResults => p !== null && !(p instanceof Error)).sort((a, b) => a.page - b.page);
       const first = pages[0];
       if (!first) return [];
       return s.trackAsins.map((asin) => {
