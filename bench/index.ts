@@ -5,7 +5,8 @@
  * postgresql://postgres@127.0.0.1:5432/test). Parts: parser, graphql, api, live, mcp (bench/mcp.ts: get_product
  * over /mcp beside REST live's cache hit), throughput,
  * floor (bench/floor-compare.ts: the service beside a puppeteer script and HTTP GET + parse5), history,
- * soak (bench/soak.ts, only when named: service RSS over BENCH_SOAK_MINUTES of saturated reads, default 30, split by heaps, parse threads, WASM and native memory), stats, bulk, proxies (default: all; parser, graphql and proxies run once, needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
+ * search-history (bench/search-history.ts: rank history of one keyword and ASIN among 1,000,000 search
+ * observations, on PostgreSQL only), soak (bench/soak.ts, only when named: service RSS over BENCH_SOAK_MINUTES of saturated reads, default 30, split by heaps, parse threads, WASM and native memory), stats, bulk, proxies (default: all; parser, graphql, search-history and proxies run once, the first, second and last needing no database of their own). Ends with one table: each figure on both databases, their ratio measured in this
  * run, the target and PASS/MISS. `--write` also puts that table into BENCHMARKS.md.
  */
 import { spawn } from 'node:child_process';
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DB_KINDS, DB_LABEL, dbKindsFromArgs, fmt, machineDescription, printHeader, targetText, verdict, type BenchResult, type DbKind } from './machine.js';
 
-const PARTS = ['parser', 'graphql', 'api', 'live', 'mcp', 'throughput', 'floor', 'history', 'stats', 'bulk', 'proxies', 'soak'] as const;
+const PARTS = ['parser', 'graphql', 'api', 'live', 'mcp', 'throughput', 'floor', 'history', 'search-history', 'stats', 'bulk', 'proxies', 'soak'] as const;
 /** Parts run only when named (`npm run bench -- soak`): the soak takes 30 minutes per database by default. */
 const ON_REQUEST: readonly Part[] = ['soak'];
 type Part = (typeof PARTS)[number];
@@ -79,8 +80,9 @@ for (const part of parts) {
     const { code, output } = await runScript('parser.ts', []);
     if (code !== 0) failures.push(`parser (exit ${code})`);
     parserRows.push(...parserResults(output));
-  } else if (part === 'graphql' || part === 'proxies') {
-    // The refusals it measures run no SQL, the page reads store nothing: once; each reports through BENCH_RESULT_FILE.
+  } else if (part === 'graphql' || part === 'proxies' || part === 'search-history') {
+    // The refusals it measures run no SQL, the page reads store nothing: once; search-history is
+    // PostgreSQL's (a scratch database of a million rows); each reports through BENCH_RESULT_FILE.
     const { code } = await runScript(`${part}.ts`, []);
     if (code !== 0) failures.push(`${part} (exit ${code})`);
   } else {

@@ -219,7 +219,8 @@ export const configSchema = z.object({
     .describe(
       'Unset (the default): observations are kept for good (history is what we sell). Set: the hourly ' +
       '`retentionPurge` drops the monthly partitions of observations wholly older than this many days ' +
-      '(whole partitions, no row-by-row delete). RETENTION_DAYS never touches observations.',
+      '(whole partitions, no row-by-row delete), and deletes the search observations older than it ' +
+      '(in batches). RETENTION_DAYS never touches observations.',
     ),
   METRICS_TOKEN: optionalString
     .describe(

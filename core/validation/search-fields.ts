@@ -16,6 +16,7 @@ export const KEYWORD_MAX = 200;
 
 // C0 and C1 control characters (tab and line breaks included): a marketplace search box cannot
 // hold them, so a keyword carrying one is a client error rather than something to search for.
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
 
 /**

@@ -68,6 +68,7 @@ const VALID: Record<string, { body?: unknown; query?: Record<string, string>; pa
  */
 const UNSTORABLE_ANSWER: Record<string, { status: number[]; code: number }> = {
   'GET /v1/retail/product/task_get/{id}': { status: [404], code: 40400 },
+  'GET /v1/retail/search/task_get/{id}': { status: [404], code: 40400 },
   'POST /v1/appendix/webhook_deliveries/{event_id}/redeliver': { status: [404], code: 40400 },
   // Its `format` query is refused naming it, as any other field.
   'GET /v1/retail/product/batch_results/{batch_id} batch_id': { status: [404], code: 40400 },
@@ -247,6 +248,7 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
   /** A query of every GraphQL field with string arguments: each argument passed as the variable of its name. */
   const GRAPHQL: Record<string, { document: string; variables: Record<string, unknown>; names?: Record<string, string>; unknownIsNull?: boolean; unknownCode?: number }> = {
     'Query.tasks': { document: 'query($tag: String, $from: String, $to: String, $after: String, $before: String) { tasks(tag: $tag, from: $from, to: $to, after: $after, before: $before) { totalCount edges { cursor } } }', variables: {} },
+    'Query.searchTasks': { document: 'query($after: String, $before: String) { searchTasks(after: $after, before: $before) { totalCount edges { cursor } } }', variables: {} },
     'Query.observedProducts': { document: 'query($search: String) { observedProducts(search: $search, first: 5) { asin } }', variables: {} },
     'Query.task': { document: 'query($id: ID!) { task(id: $id) { id } }', variables: { id: randomUUID() }, unknownIsNull: true },
     'Query.subscriptions': { document: 'query($tag: String, $after: String, $before: String) { subscriptions(tag: $tag, after: $after, before: $before) { totalCount edges { cursor } } }', variables: {} },
@@ -278,6 +280,18 @@ describeNeeding([postgresPrerequisite], 'hostile text at every input (PostgreSQL
     'Mutation.postTasks': {
       document: 'mutation($tasks: [TaskPostInput!]!, $idempotencyKey: String) { postTasks(tasks: $tasks, idempotencyKey: $idempotencyKey) { cost results { statusCode statusMessage } } }',
       variables: { tasks: [{ asin: ASIN, marketplace: 'com' }] }, names: { postbackUrl: 'postback_url', pingbackUrl: 'pingback_url' },
+    },
+    'Query.search': {
+      document: 'query($keyword: String!, $marketplace: String!) { search(keyword: $keyword, marketplace: $marketplace) { keyword } }',
+      variables: { keyword: 'usb hub', marketplace: 'com' },
+    },
+    'Query.rankHistory': {
+      document: 'query($keyword: String!, $marketplace: String!, $asin: String!) { rankHistory(keyword: $keyword, marketplace: $marketplace, asin: $asin) { cost } }',
+      variables: { keyword: 'usb hub', marketplace: 'com', asin: ASIN },
+    },
+    'Mutation.postSearchTasks': {
+      document: 'mutation($tasks: [SearchTaskPostInput!]!, $idempotencyKey: String) { postSearchTasks(tasks: $tasks, idempotencyKey: $idempotencyKey) { cost results { statusCode statusMessage } } }',
+      variables: { tasks: [{ keyword: 'usb hub', marketplace: 'com' }] }, names: { postbackUrl: 'postback_url', pingbackUrl: 'pingback_url' },
     },
     'Mutation.addSubscriptions': {
       document: 'mutation($subscriptions: [SubscriptionInput!]!) { addSubscriptions(subscriptions: $subscriptions) { cost results { statusCode statusMessage } } }',

@@ -78,7 +78,7 @@ afterAll(async () => {
 });
 
 const row = (marketplace: string, fields: Record<string, unknown>) => ({
-  marketplace, available: null, status: 'unknown', success_rate_24h: null, source_reads_24h: 0, median_completion_minutes_24h: null, queued_jobs: 0, ...fields,
+  marketplace, available: null, status: 'unknown', success_rate_24h: null, source_reads_24h: 0, median_completion_minutes_24h: null, queued_jobs: 0, search_reads_24h: 0, search_success_rate_24h: null, ...fields,
 });
 
 const expected = [

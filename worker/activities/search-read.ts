@@ -6,8 +6,6 @@
  * observation (core/search-observations.ts). HTML never leaves this activity.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Logger } from '../../core/logger.js';
-import type { Db } from '../../core/db/db.js';
 import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
 import { findRecentSearch, normalizeKeyword, storeSearchObservation } from '../../core/search-observations.js';
 import { completeSearchTask } from '../../core/search-tasks.js';

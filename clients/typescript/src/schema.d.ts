@@ -103,6 +103,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/retail/search/task_post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue keyword searches
+         * @description Creates one task per element (1 to 100) reading the results pages 1..`pages` (1 to 5) of `keyword`, charged at posting at the search price per page (twice the product task price of the plan). A task whose every page was read less than 60 minutes ago completes at once from those reads. A task whose page 1 says "no results" reads no further page: it completes with 20000, charged for that page, the others refunded. A page that cannot be read fails the task with 50301, refunded whole. Collect with tasks_ready and task_get, or with webhooks.
+         */
+        post: operations["searchTaskPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/retail/search/tasks_ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finished search tasks not yet collected
+         * @description Search task_post tasks finished and not yet collected with task_get, oldest first, at most 1,000.
+         */
+        get: operations["searchTasksReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/retail/search/task_get/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Result of a search task
+         * @description One SearchResults per page read once the task finished with 20000; the first call after completion marks it collected.
+         */
+        get: operations["searchTaskGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/retail/search/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search one keyword now
+         * @description Exactly one element, results page 1, charged the plan's `search_live` rate. A read less than 60 minutes old answers at once; otherwise the page is read within a 60-second budget, after which the task answers 50301 and is not charged.
+         */
+        post: operations["searchLive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/retail/search/rank_history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where a product stood for a keyword
+         * @description Per element (1 to 100): the stored reads of `keyword` on `marketplace` over the last `days` (1 to 365, default 30), newest first, each with the position, organic position and sponsored flag of `asin` (null when absent). Charged per element like product history.
+         */
+        post: operations["searchRankHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/retail/product/stats": {
         parameters: {
             query?: never;
@@ -712,6 +812,74 @@ export interface components {
              * @default 0
              */
             offset?: number;
+        };
+        /** @description One task of a search task_post body: the results pages 1..pages of keyword on marketplace. */
+        SearchTaskPostTask: {
+            /** @description The search keyword, 1 to 200 characters, as typed into the marketplace's search box: no control characters, not only white space. Stored and echoed trimmed with inner white space collapsed (case kept); reuse, `search` and rank history match it case-insensitively. */
+            keyword: string;
+            /** @description Marketplace code, case-insensitive: com, uk, de, fr, it, es, ca, jp, in, mx, br, au; aliases us, usa, gb (us and usa mean com, gb means uk). Any other string fails with 40502. */
+            marketplace: string;
+            /**
+             * @description Results pages to read, 1 to 5 (default 1); charged per page at posting.
+             * @default 1
+             * @example 1
+             */
+            pages?: number;
+            /**
+             * @description `1` normal, `2` high (processed first, costs more; plans without high priority answer HTTP 403 / 40600).
+             * @default 1
+             * @example 1
+             */
+            priority?: 1 | 2;
+            /**
+             * @description Free text of at most 255 characters, echoed in `data`, tasks_ready and pingbacks ($tag).
+             * @default null
+             * @example campaign-7
+             */
+            tag?: string | null;
+            /**
+             * @description Receives the task_get response for the task by signed POST on completion. At most 2048 characters; http or https without credentials, host not private, loopback, link-local or local (api-spec.md "Events"), else the task fails with 40501.
+             * @default null
+             * @example https://example.com/hooks/postback
+             */
+            postback_url?: string | null;
+            /**
+             * @description Called with GET on completion; `$id` and `$tag` are replaced anywhere in it. At most 2048 characters; http or https without credentials, host not private, loopback, link-local or local (api-spec.md "Events"), else the task fails with 40501.
+             * @default null
+             * @example https://example.com/hooks/ping?id=$id&tag=$tag
+             */
+            pingback_url?: string | null;
+        };
+        /** @description The one task of a search live body. */
+        SearchLiveTask: {
+            /** @description The search keyword, 1 to 200 characters, as typed into the marketplace's search box: no control characters, not only white space. Stored and echoed trimmed with inner white space collapsed (case kept); reuse, `search` and rank history match it case-insensitively. */
+            keyword: string;
+            /** @description Marketplace code, case-insensitive: com, uk, de, fr, it, es, ca, jp, in, mx, br, au; aliases us, usa, gb (us and usa mean com, gb means uk). Any other string fails with 40502. */
+            marketplace: string;
+            /**
+             * @description Only 1: a live search reads the first results page.
+             * @default 1
+             * @constant
+             */
+            pages?: 1;
+        };
+        /** @description One task of a rank_history body: where `asin` stood in the stored reads of `keyword` on `marketplace`. */
+        RankHistoryTask: {
+            /** @description The search keyword, 1 to 200 characters, as typed into the marketplace's search box: no control characters, not only white space. Stored and echoed trimmed with inner white space collapsed (case kept); reuse, `search` and rank history match it case-insensitively. */
+            keyword: string;
+            /** @description Marketplace code, case-insensitive: com, uk, de, fr, it, es, ca, jp, in, mx, br, au; aliases us, usa, gb (us and usa mean com, gb means uk). Any other string fails with 40502. */
+            marketplace: string;
+            /**
+             * @description Product ASIN, case-insensitive: 10 letters or digits (surrounding spaces ignored). A string that is not an ASIN fails with 40503.
+             * @example B0CHX1W1XY
+             */
+            asin: string;
+            /**
+             * @description Days back from now whose stored reads are answered, 1 to 365 (default 30).
+             * @default 30
+             * @example 30
+             */
+            days?: number;
         };
         /** @description One task of a stats body: statistics and time series of one product over a window. */
         StatsTask: {
@@ -1355,6 +1523,353 @@ export interface components {
                 result: components["schemas"]["Product"][] | null;
             }[];
         };
+        SearchTaskPostResponse: {
+            /**
+             * @description API version of the envelope.
+             * @example 0.1.0
+             */
+            version: string;
+            /**
+             * @description Request-level code (see GET /v1/appendix/errors).
+             * @example 20000
+             */
+            status_code: number;
+            /** @example Ok. */
+            status_message: string;
+            /**
+             * @description Elapsed time.
+             * @example 0.0123 sec.
+             */
+            time: string;
+            /** @description USD charged for the whole request. */
+            cost: number;
+            tasks_count: number;
+            /** @description Tasks whose status_code is 40000 or above. */
+            tasks_error: number;
+            tasks: {
+                /** @description Task id: a UUID whose first 8 characters are the UTC MMDDHHmm of creation. */
+                id: string;
+                /** @description Task-level code: 20100 Task Created.; 40200 Payment Required. Insufficient balance.; 40501 Invalid field: `<name>`.; 40502 Unknown marketplace.; 50000 Internal error.; 50301 Source temporarily unavailable. Try again later. */
+                status_code: number;
+                status_message: string;
+                /**
+                 * @description Elapsed time.
+                 * @example 0.0123 sec.
+                 */
+                time: string;
+                /** @description USD charged for this task. */
+                cost: number;
+                result_count: number;
+                /** @description Path segments of the endpoint. */
+                path: string[];
+                /** @description The task as received, plus `api` and `function`. */
+                data: {
+                    [key: string]: unknown;
+                };
+                result: null;
+            }[];
+        };
+        SearchTasksReadyResponse: {
+            /**
+             * @description API version of the envelope.
+             * @example 0.1.0
+             */
+            version: string;
+            /**
+             * @description Request-level code (see GET /v1/appendix/errors).
+             * @example 20000
+             */
+            status_code: number;
+            /** @example Ok. */
+            status_message: string;
+            /**
+             * @description Elapsed time.
+             * @example 0.0123 sec.
+             */
+            time: string;
+            /** @description USD charged for the whole request. */
+            cost: number;
+            tasks_count: number;
+            /** @description Tasks whose status_code is 40000 or above. */
+            tasks_error: number;
+            tasks: {
+                /** @description Task id: a UUID whose first 8 characters are the UTC MMDDHHmm of creation. */
+                id: string;
+                /** @description Task-level code: 20000 Ok. */
+                status_code: number;
+                status_message: string;
+                /**
+                 * @description Elapsed time.
+                 * @example 0.0123 sec.
+                 */
+                time: string;
+                /** @description USD charged for this task. */
+                cost: number;
+                result_count: number;
+                /** @description Path segments of the endpoint. */
+                path: string[];
+                /** @description The task as received, plus `api` and `function`. */
+                data: {
+                    [key: string]: unknown;
+                };
+                /** @description Null when the task failed or is not finished. */
+                result: components["schemas"]["SearchTasksReadyRow"][] | null;
+            }[];
+        };
+        /** @description A finished search task_post task not yet collected. */
+        SearchTasksReadyRow: {
+            /** Format: uuid */
+            id: string;
+            keyword: string;
+            /**
+             * @description Marketplace code.
+             * @enum {string}
+             */
+            marketplace: "com" | "uk" | "de" | "fr" | "it" | "es" | "ca" | "jp" | "in" | "mx" | "br" | "au";
+            tag: string | null;
+            /** @description Final task code: 20000 or 50301. */
+            status_code: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T15:30:00.000Z
+             */
+            date_posted: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T15:30:00.000Z
+             */
+            date_completed: string;
+            /**
+             * @description Path of task_get for the task.
+             * @example /v1/retail/search/task_get/01311530-8b7e-4c1d-9f2a-6f0e4c7d2b11
+             */
+            endpoint: string;
+        };
+        SearchTaskGetResponse: {
+            /**
+             * @description API version of the envelope.
+             * @example 0.1.0
+             */
+            version: string;
+            /**
+             * @description Request-level code (see GET /v1/appendix/errors).
+             * @example 20000
+             */
+            status_code: number;
+            /** @example Ok. */
+            status_message: string;
+            /**
+             * @description Elapsed time.
+             * @example 0.0123 sec.
+             */
+            time: string;
+            /** @description USD charged for the whole request. */
+            cost: number;
+            tasks_count: number;
+            /** @description Tasks whose status_code is 40000 or above. */
+            tasks_error: number;
+            tasks: {
+                /** @description Task id: a UUID whose first 8 characters are the UTC MMDDHHmm of creation. */
+                id: string;
+                /** @description Task-level code: 20000 Ok.; 40401 Task not ready yet.; 50301 Source temporarily unavailable. Try again later. */
+                status_code: number;
+                status_message: string;
+                /**
+                 * @description Elapsed time.
+                 * @example 0.0123 sec.
+                 */
+                time: string;
+                /** @description USD charged for this task. */
+                cost: number;
+                result_count: number;
+                /** @description Path segments of the endpoint. */
+                path: string[];
+                /** @description The task as received, plus `api` and `function`. */
+                data: {
+                    [key: string]: unknown;
+                };
+                /** @description Null when the task failed or is not finished. */
+                result: components["schemas"]["SearchResults"][] | null;
+            }[];
+        };
+        /** @description One read of a search results page. */
+        SearchResults: {
+            /** @description As posted: trimmed, inner white space collapsed, case kept. */
+            keyword: string;
+            /**
+             * @description Marketplace code.
+             * @enum {string}
+             */
+            marketplace: "com" | "uk" | "de" | "fr" | "it" | "es" | "ca" | "jp" | "in" | "mx" | "br" | "au";
+            /** @description The results page read. */
+            page: number;
+            /** @description `https://www.<domain>/s?k=<keyword>` plus `&page=<n>` when n > 1. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the page was read, UTC (the pages of one task share their first page's time).
+             * @example 2026-01-31T15:30:00.000Z
+             */
+            observed_at: string;
+            parser_version: string;
+            /**
+             * @description `no_results`: the "No results for …" page (items empty; an answer, charged).
+             * @enum {string}
+             */
+            status: "ok" | "no_results";
+            /** @description Lower bound stated by the result-count line; null when the page states none. */
+            total_results: number | null;
+            results_text: string | null;
+            items: components["schemas"]["SearchItem"][];
+            /** @description Why item fields are null, per card. */
+            quality: {
+                version: number;
+                cards_seen: number;
+                cards_read: number;
+                missing: {
+                    position: number;
+                    field: string;
+                    reason: string;
+                }[];
+            };
+        };
+        /** @description One item of a results page (search-page-contract.md "Item fields"). */
+        SearchItem: {
+            /** @description 1-based index among the items of this page, sponsored included. */
+            position: number;
+            /** @description 1-based index among the non-sponsored items of this page; null for a sponsored item. A page n > 1 numbers from 1 again. */
+            organic_position: number | null;
+            sponsored: boolean;
+            asin: string;
+            /** @description `https://www.<domain>/dp/<ASIN>`. */
+            url: string;
+            title: string | null;
+            /** @description The separate brand line of the card, else null. */
+            brand: string | null;
+            /** @description The price to pay for the card's main offer; null for a range, no offer, other offers only, another currency. */
+            price: components["schemas"]["Price"] | null;
+            /** @description The struck-through price of the same block ("List:", "Typical:", "Was:", …). */
+            list_price: components["schemas"]["Price"] | null;
+            rating: number | null;
+            ratings_count: number | null;
+            /** @description Lower bound of "N+ bought in past month". */
+            bought_past_month: number | null;
+            badges: string[];
+            /** @description Null when the card shows no price. */
+            prime: boolean | null;
+            coupon: string | null;
+            delivery: string | null;
+            image_url: string | null;
+            variants_count: number | null;
+        };
+        SearchLiveResponse: {
+            /**
+             * @description API version of the envelope.
+             * @example 0.1.0
+             */
+            version: string;
+            /**
+             * @description Request-level code (see GET /v1/appendix/errors).
+             * @example 20000
+             */
+            status_code: number;
+            /** @example Ok. */
+            status_message: string;
+            /**
+             * @description Elapsed time.
+             * @example 0.0123 sec.
+             */
+            time: string;
+            /** @description USD charged for the whole request. */
+            cost: number;
+            tasks_count: number;
+            /** @description Tasks whose status_code is 40000 or above. */
+            tasks_error: number;
+            tasks: {
+                /** @description Task id: a UUID whose first 8 characters are the UTC MMDDHHmm of creation. */
+                id: string;
+                /** @description Task-level code: 20000 Ok.; 50301 Source temporarily unavailable. Try again later. */
+                status_code: number;
+                status_message: string;
+                /**
+                 * @description Elapsed time.
+                 * @example 0.0123 sec.
+                 */
+                time: string;
+                /** @description USD charged for this task. */
+                cost: number;
+                result_count: number;
+                /** @description Path segments of the endpoint. */
+                path: string[];
+                /** @description The task as received, plus `api` and `function`. */
+                data: {
+                    [key: string]: unknown;
+                };
+                /** @description Null when the task failed or is not finished. */
+                result: components["schemas"]["SearchResults"][] | null;
+            }[];
+        };
+        RankHistoryResponse: {
+            /**
+             * @description API version of the envelope.
+             * @example 0.1.0
+             */
+            version: string;
+            /**
+             * @description Request-level code (see GET /v1/appendix/errors).
+             * @example 20000
+             */
+            status_code: number;
+            /** @example Ok. */
+            status_message: string;
+            /**
+             * @description Elapsed time.
+             * @example 0.0123 sec.
+             */
+            time: string;
+            /** @description USD charged for the whole request. */
+            cost: number;
+            tasks_count: number;
+            /** @description Tasks whose status_code is 40000 or above. */
+            tasks_error: number;
+            tasks: {
+                /** @description Task id: a UUID whose first 8 characters are the UTC MMDDHHmm of creation. */
+                id: string;
+                /** @description Task-level code: 20000 Ok.; 40200 Payment Required. Insufficient balance.; 40501 Invalid field: `<name>`.; 40502 Unknown marketplace.; 40503 Invalid ASIN.; 50000 Internal error. */
+                status_code: number;
+                status_message: string;
+                /**
+                 * @description Elapsed time.
+                 * @example 0.0123 sec.
+                 */
+                time: string;
+                /** @description USD charged for this task. */
+                cost: number;
+                result_count: number;
+                /** @description Path segments of the endpoint. */
+                path: string[];
+                /** @description The task as received, plus `api` and `function`. */
+                data: {
+                    [key: string]: unknown;
+                };
+                /** @description Null when the task failed or is not finished. */
+                result: components["schemas"]["RankPoint"][] | null;
+            }[];
+        };
+        /** @description One stored read of the keyword: where the ASIN stood, null fields when it was absent. */
+        RankPoint: {
+            /**
+             * Format: date-time
+             * @example 2026-01-31T15:30:00.000Z
+             */
+            observed_at: string;
+            /** @description The page it was found on (the last page read when absent). */
+            page: number;
+            /** @description Its first position in that read; null when absent. */
+            position: number | null;
+            organic_position: number | null;
+            sponsored: boolean | null;
+        };
         StatsResponse: {
             /**
              * @description API version of the envelope.
@@ -1779,7 +2294,7 @@ export interface components {
                 requests_per_minute: number;
                 tasks_per_minute: number;
             };
-            /** @description Price table, USD per task (history: per body element; monitoring: per delivered observation). */
+            /** @description Price table, USD per task (history: per body element; monitoring: per delivered observation; search and search_high: per results page posted; search_live: per live search; search_monitoring: per results page delivered). */
             rates: {
                 /** @description USD. */
                 task_post: number;
@@ -1791,6 +2306,14 @@ export interface components {
                 history: number;
                 /** @description USD. */
                 monitoring: number;
+                /** @description USD. */
+                search: number;
+                /** @description USD. */
+                search_high: number;
+                /** @description USD. */
+                search_live: number;
+                /** @description USD. */
+                search_monitoring: number;
             };
             /** @description UTC day and month so far. */
             usage: {
@@ -2234,14 +2757,18 @@ export interface components {
             available: boolean | null;
             /** @enum {string} */
             status: "operational" | "degraded" | "unavailable" | "unknown";
-            /** @description Share of source reads of the last 24 hours that succeeded (0..1); null without reads. */
+            /** @description Share of product page reads of the last 24 hours that succeeded (0..1); null without reads. */
             success_rate_24h: number | null;
-            /** @description Source reads of the last 24 hours. */
+            /** @description Product page reads of the last 24 hours. */
             source_reads_24h: number;
             /** @description Median minutes from task_post to completion over the last 24 hours; null when none completed. */
             median_completion_minutes_24h: number | null;
             /** @description Collection jobs queued or running now. */
             queued_jobs: number;
+            /** @description Search results page reads of the last 24 hours (counted apart from product page reads). */
+            search_reads_24h: number;
+            /** @description Share of search results page reads of the last 24 hours that succeeded (a results page or a no-results page; 0..1); null without reads. */
+            search_success_rate_24h: number | null;
         };
         ErrorsResponse: {
             /**
@@ -3023,6 +3550,398 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HistoryResponse"];
+                };
+            };
+            /** @description 40000 Bad Request. · 40001 Too many tasks in one request (max 100). · 40501 Invalid field: `<name>`. · 40502 Unknown marketplace. · 40503 Invalid ASIN. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 Authentication failed. · 40101 API key revoked. · 40102 Account disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40200 Payment Required. Insufficient balance. The balance covers no task of the request (otherwise only the unaffordable tasks fail, at task level). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40000 Bad Request. The body is larger than 1048576 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40202 Rate limit exceeded. Per-account requests or tasks per minute exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 Internal error. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchTaskPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: sent again with the same key and the same body within 24 hours, the request gets the first response again, byte for byte (same task ids, header `Idempotent-Replayed: true`), and is charged nothing. 1 to 255 visible ASCII characters (a UUID is a good choice); otherwise 400 / 40501 naming `Idempotency-Key`. Keys are per account. A request refused as a whole (4xx / 5xx) frees its key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchTaskPostTask"][];
+            };
+        };
+        responses: {
+            /** @description Accepted tasks have status 20100. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchTaskPostResponse"];
+                };
+            };
+            /** @description 40000 Bad Request. · 40001 Too many tasks in one request (max 100). · 40501 Invalid field: `<name>`. · 40502 Unknown marketplace. · 40503 Invalid ASIN. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 Authentication failed. · 40101 API key revoked. · 40102 Account disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40200 Payment Required. Insufficient balance. The balance covers no task of the request (otherwise only the unaffordable tasks fail, at task level). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40600 Feature not available on your plan. Priority 2 on a plan without high priority. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40000 Bad Request. The Idempotency-Key was used with another body or endpoint in the last 24 hours, or its first request is still being answered (then with Retry-After). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40000 Bad Request. The body is larger than 1048576 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40202 Rate limit exceeded. Per-account requests or tasks per minute exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 Internal error. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchTasksReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One task whose result lists the finished search tasks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchTasksReadyResponse"];
+                };
+            };
+            /** @description 40100 Authentication failed. · 40101 API key revoked. · 40102 Account disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40202 Rate limit exceeded. Per-account requests or tasks per minute exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 Internal error. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchTaskGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Task id from task_post or tasks_ready. Unknown ids (and anything that is not a UUID) answer HTTP 404 / 40400. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, with its SearchResults when finished with 20000. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchTaskGetResponse"];
+                };
+            };
+            /** @description 40100 Authentication failed. · 40101 API key revoked. · 40102 Account disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 Not Found. Unknown search task id (product task ids are not found here). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40202 Rate limit exceeded. Per-account requests or tasks per minute exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 Internal error. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchLive: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: sent again with the same key and the same body within 24 hours, the request gets the first response again, byte for byte (same task ids, header `Idempotent-Replayed: true`), and is charged nothing. 1 to 255 visible ASCII characters (a UUID is a good choice); otherwise 400 / 40501 naming `Idempotency-Key`. Keys are per account. A request refused as a whole (4xx / 5xx) frees its key. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchLiveTask"][];
+            };
+        };
+        responses: {
+            /** @description The task with its SearchResults. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchLiveResponse"];
+                };
+            };
+            /** @description 40000 Bad Request. · 40001 Too many tasks in one request (max 100). · 40501 Invalid field: `<name>`. · 40502 Unknown marketplace. · 40503 Invalid ASIN. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 Authentication failed. · 40101 API key revoked. · 40102 Account disabled. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40200 Payment Required. Insufficient balance. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40600 Feature not available on your plan. live is not on the plan. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40000 Bad Request. The Idempotency-Key was used with another body or endpoint in the last 24 hours, or its first request is still being answered (then with Retry-After). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40000 Bad Request. The body is larger than 1048576 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40202 Rate limit exceeded. Per-account requests or tasks per minute exceeded. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 Internal error. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchRankHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RankHistoryTask"][];
+            };
+        };
+        responses: {
+            /** @description One task per element with its points. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RankHistoryResponse"];
                 };
             };
             /** @description 40000 Bad Request. · 40001 Too many tasks in one request (max 100). · 40501 Invalid field: `<name>`. · 40502 Unknown marketplace. · 40503 Invalid ASIN. */
