@@ -37,7 +37,7 @@ export function Keywords() {
       {rows.length ? (
         <table data-testid="keyword-table">
           <thead>
-            <tr><th scope="col">Keyword</th><th scope="col">Market</th><th scope="col">Pages</th><th scope="col">Frequency</th><th scope="col">Status</th><th scope="col">Tracked ASINs: latest organic rank</th><th scope="col">Latest run</th></tr>
+            <tr><th scope="col">Keyword</th><th scope="col">Market</th><th scope="col">Pages</th><th scope="col">Frequency</th><th scope="col">Status</th><th scope="col">Tracked ASINs: latest organic rank</th><th scope="col">Ranks as of</th></tr>
           </thead>
           <tbody>
             {rows.map((s) => {
