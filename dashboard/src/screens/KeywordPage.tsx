@@ -64,7 +64,7 @@ export function KeywordPage({ id }: { id: string }) {
       <ErrorNote error={sub.error} />
       {sub.loading && !sub.data ? <Loading what="the keyword" /> : null}
       {sub.data && (!s || s.kind !== 'search' || !s.keyword) ? <p class="muted">No keyword subscription {id} in this account. <a href="/app/keywords">All keywords</a></p> : null}
-      {s?.kind === 'search' && s.keyword ? <KeywordDetail keyword={s.keyword} marketplace={s.marketplace} pages={s.pages ?? 1} trackAsins={s.trackAsins} summary={`${s.frequency} · ${s.pages ?? 1} page${s.pages === 1 ? '' : 's'} per run · ${s.status}`} /> : null}
+      {s?.kind === 'search' && s.keyword ? <KeywordDetail keyword={s.keyword} marketplace={s.marketplace} pages={s.pages ?? 1} trackAsins={s.trackAsins} summary={`${s.frequency} · ${s.pages ?? 1} page${(s.pages ?? 1) === 1 ? '' : 's'} per run · ${s.status}`} /> : null}
     </section>
   );
 }
