@@ -136,6 +136,8 @@ describe('dashboard Keywords screens in headless Chromium', () => {
     expect(await page.$eval('h1', (h) => h.textContent)).toBe(`Keyword “${KEYWORD}” (com)`);
     // 30 daily reads and the latest run.
     expect(await rangeText()).toMatch(/^31 reads in 30 days · /);
+    // One rank history read per tracked ASIN at the standard plan's history rate.
+    expect(await page.$eval('[data-testid="read-cost"]', (el) => el.textContent)).toContain('charged $0.0015');
     expect(await page.$eval('[data-testid="rank-chart"]', (el) => [el.getAttribute('data-series'), el.getAttribute('data-points')])).toEqual(['6', '31']);
     const legend = await page.$$eval('[data-testid="rank-chart"] .u-legend .u-series th', (ths) => ths.map((th) => th.textContent?.trim()).slice(1));
     expect(legend).toEqual(TRACKED.flatMap((asin) => [`${asin} organic`, `${asin} sponsored`]));
