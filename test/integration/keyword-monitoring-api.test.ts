@@ -271,6 +271,32 @@ describe('keyword runs: money and rank alerts', () => {
     expect(refunds.map((r) => [r.runKey?.replace(/^.*:/, ''), Number(r.amount)])).toEqual([['refund', perRun], ['unread', 2 * PAGE_PRICE]]);
   });
 
+  it('GraphQL: addSubscriptions takes the keyword form; subscriptions show it with its rank rules and their change events; deleteSubscriptions names it by keyword', async () => {
+    const created = await createAccount(db, { login: 'kw-gql', email: 'kw-gql@example.com', balance: 1 });
+    const gql = app.gql({ key: created.api_key });
+    const add = await gql(`mutation($s: [SubscriptionInput!]!) { addSubscriptions(subscriptions: $s) { results { statusCode statusMessage subscription { id kind asin keyword pages trackAsins alerts { type value asin armed } } } } }`, {
+      s: [
+        { keyword: 'Mug', marketplace: 'com', frequency: 'daily', pages: 2, trackAsins: [TRACKED], alertUrl: 'https://hooks.example.com/g', alerts: [{ type: 'rank_above', value: 3, asin: TRACKED }] },
+        { keyword: 'Mug', marketplace: 'com', frequency: 'daily', trackAsins: [TRACKED], alerts: [{ type: 'bsr_below', value: 3 }] },
+      ],
+    });
+    expect(add.body.errors).toBeUndefined();
+    const [ok, refused] = add.body.data.addSubscriptions.results;
+    expect(ok).toMatchObject({ statusCode: 20000, subscription: { kind: 'search', asin: null, keyword: 'Mug', pages: 2, trackAsins: [TRACKED], alerts: [{ type: 'rank_above', value: 3, asin: TRACKED, armed: true }] } });
+    expect(refused.statusCode).toBe(40501);
+    expect(refused.statusMessage).toMatch(/^Invalid field: `alerts\[0\]\.type`\. bsr_below is a rule of product subscriptions/);
+    const id = ok.subscription.id;
+    await run(id, 'Mug', 2, [[{ asin: TRACKED, rank: 9 }], []]);
+    await run(id, 'Mug', 2, [[{ asin: TRACKED, rank: 1 }], []]);
+    const read = await gql(`{ subscriptions(first: 10) { edges { node { id keyword alerts { triggeredCount lastKnown { organicRank sponsored } } changeEvents(first: 5) { edges { node { ruleType before { organicRank } after { organicRank sponsored } } } } } } } }`);
+    expect(read.body.errors).toBeUndefined();
+    const node = read.body.data.subscriptions.edges.map((e: { node: { id: number } }) => e.node).find((n: { id: number }) => n.id === id);
+    expect(node.alerts).toEqual([{ triggeredCount: 1, lastKnown: { organicRank: 1, sponsored: false } }]);
+    expect(node.changeEvents.edges.map((e: { node: unknown }) => e.node)).toEqual([{ ruleType: 'rank_above', before: { organicRank: 9 }, after: { organicRank: 1, sponsored: false } }]);
+    const removed = await gql(`mutation { deleteSubscriptions(subscriptions: [{ keyword: "MUG", marketplace: "com" }]) { results { statusCode subscription { id asin keyword } } } }`);
+    expect(removed.body.data.deleteSubscriptions.results).toEqual([{ statusCode: 20000, subscription: { id, asin: null, keyword: 'Mug' } }]);
+  });
+
   it('a new keyword subscription starts paused when the balance cannot pay a run of its pages', async () => {
     const { api } = await account('kw-poor', 3 * PAGE_PRICE);
     const added = await api.post('/v1/retail/monitoring/add', [

@@ -273,8 +273,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Monitor products
-         * @description Each element (1 to 100) creates a subscription, or updates frequency and tag (and `alerts` and `alert_url` when given) of the subscription with the same asin and marketplace. Free; each delivered observation is charged at the monitoring price. At most 10,000 monitored products per account (beyond: task-level 40000). `alerts` are change alerts: when a delivered observation fires a rule, one `change` event (schema ChangeEvent) is POSTed to `alert_url`, signed with `X-Signature` like a postback and carrying `X-Event-Id`, retried like every webhook, and listed by GET /v1/retail/monitoring/change_events and GET /v1/appendix/webhook_deliveries. A refused rule fails its task with 40501 naming it (`alerts[1].value`) and saying why.
+         * Monitor products and keywords
+         * @description Each element (1 to 100) creates a subscription, or updates frequency and tag (and `alerts` and `alert_url` when given) of the subscription with the same asin and marketplace. Free; each delivered observation is charged at the monitoring price. At most 10,000 monitored products per account (beyond: task-level 40000). `alerts` are change alerts: when a delivered observation fires a rule, one `change` event (schema ChangeEvent) is POSTed to `alert_url`, signed with `X-Signature` like a postback and carrying `X-Event-Id`, retried like every webhook, and listed by GET /v1/retail/monitoring/change_events and GET /v1/appendix/webhook_deliveries. A refused rule fails its task with 40501 naming it (`alerts[1].value`) and saying why. An element with `keyword` (MonitoringAddKeywordTask) monitors the results pages 1..`pages` of a keyword instead (one per account, keyword case-insensitive, and marketplace): each run is charged per page delivered at the monitoring search price (twice the monitoring price), and its rank rules (`rank_above`, `rank_below`, `rank_change`, `sponsored_change`) each judge one of its `track_asins`, named in the rule's `asin`. An element with both `asin` and `keyword` fails with 40501 `keyword`.
          */
         post: operations["monitoringAdd"];
         delete?: never;
@@ -949,17 +949,57 @@ export interface components {
         /** @description One alert rule. A rule fires once when its condition starts to hold, then again only after an observation outside it (hysteresis); a field that cannot be read never fires a rule. */
         AlertRuleInput: {
             /**
-             * @description `price_below` (the price falls below `value`), `price_drop_percent` (the price fell by at least `value` % since the last known price), `availability_change` (in stock / out of stock / preorder / back order), `buy_box_change` (the featured offer's seller), `bsr_below` (the rank falls below `value`), `bsr_change_percent` (the rank moved by at least `value` % either way), `content_change` (title, bullets or images).
+             * @description `price_below` (the price falls below `value`), `price_drop_percent` (the price fell by at least `value` % since the last known price), `availability_change` (in stock / out of stock / preorder / back order), `buy_box_change` (the featured offer's seller), `bsr_below` (the rank falls below `value`), `bsr_change_percent` (the rank moved by at least `value` % either way), `content_change` (title, bullets or images). Keyword subscriptions: `rank_above` (the tracked ASIN's organic rank becomes better than `value`), `rank_below` (worse than `value`, or absent from the pages read), `rank_change` (the organic rank moved by at least `value` places), `sponsored_change` (the tracked ASIN gained or lost a sponsored slot).
              * @enum {string}
              */
-            type: "price_below" | "price_drop_percent" | "availability_change" | "buy_box_change" | "bsr_below" | "bsr_change_percent" | "content_change";
-            /** @description Threshold or percent, by type (price_below: price in the marketplace currency, above 0, at most 1000000000; price_drop_percent: percent, above 0, at most 100; availability_change: none; buy_box_change: none; bsr_below: rank, above 1, at most 2147483647, integer; bsr_change_percent: percent, above 0, at most 100000; content_change: none). */
+            type: "price_below" | "price_drop_percent" | "availability_change" | "buy_box_change" | "bsr_below" | "bsr_change_percent" | "content_change" | "rank_above" | "rank_below" | "rank_change" | "sponsored_change";
+            /** @description Threshold or percent, by type (price_below: price in the marketplace currency, above 0, at most 1000000000; price_drop_percent: percent, above 0, at most 100; availability_change: none; buy_box_change: none; bsr_below: rank, above 1, at most 2147483647, integer; bsr_change_percent: percent, above 0, at most 100000; content_change: none; rank_above: organic rank, above 1, at most 1000, integer; rank_below: organic rank, above 0, at most 1000, integer; rank_change: places, above 0, at most 1000, integer; sponsored_change: none). */
             value?: number | null;
+            /** @description Rank rules (keyword subscriptions) only: the tracked ASIN the rule judges, one of the subscription's `track_asins`. Product rules take none. */
+            asin?: string | null;
         };
-        /** @description Names one subscription: by `id`, or by `asin` plus `marketplace`. Naming none fails with 40501 `id`; `asin` without `marketplace` (or the reverse) fails with 40501 naming the missing one. */
+        /** @description One keyword subscription to create, or to update (same keyword, case-insensitive, and marketplace: frequency, tag, pages, track_asins, alerts and alert_url change when given). Rank rules in `alerts` name one of the element's `track_asins` in `asin`. */
+        MonitoringAddKeywordTask: {
+            /** @description The search keyword, 1 to 200 characters, as typed into the marketplace's search box: no control characters, not only white space. Stored and echoed trimmed with inner white space collapsed (case kept); reuse, `search` and rank history match it case-insensitively. */
+            keyword: string;
+            /** @description Marketplace code, case-insensitive: com, uk, de, fr, it, es, ca, jp, in, mx, br, au; aliases us, usa, gb (us and usa mean com, gb means uk). Any other string fails with 40502. */
+            marketplace: string;
+            /**
+             * @description Results pages read per run, 1 to 5; each delivered page is charged the monitoring search price. Absent: 1 on creation, unchanged on update.
+             * @example 2
+             */
+            pages?: number;
+            /**
+             * @description How often the product is observed.
+             * @example daily
+             * @enum {string}
+             */
+            frequency: "hourly" | "every_6h" | "daily";
+            /** @description ASINs whose places in the results the rank rules judge, 0 to 50 (a repeated one counts once). Absent: none on creation, unchanged on update (the rules of an ASIN no longer tracked are removed). */
+            track_asins?: string[];
+            /**
+             * @description Free text of at most 255 characters, echoed in `data`, tasks_ready and pingbacks ($tag).
+             * @example campaign-7
+             */
+            tag?: string | null;
+            /**
+             * @description Opaque id of your own end user, at most 255 characters; no personal data, so anything containing an e-mail address is refused (40501).
+             * @example user-1842
+             */
+            external_user_id?: string | null;
+            /** @description Change alerts of the subscription, at most 10. Given: they replace the subscription's rules (a rule given again keeps its state); absent: unchanged; `[]`: none. */
+            alerts?: components["schemas"]["AlertRuleInput"][];
+            /**
+             * @description Receives the subscription's `change` events (its `alerts` firing) by signed POST, like a postback. At most 2048 characters; http or https without credentials, host not private, loopback, link-local or local (api-spec.md "Events"), else the task fails with 40501. Absent: unchanged; null: events are recorded and listed only.
+             * @example https://example.com/hooks/alerts
+             */
+            alert_url?: string | null;
+        };
+        /** @description Names one subscription: by `id`, by `asin` plus `marketplace`, or by `keyword` (case-insensitive) plus `marketplace`. Naming none fails with 40501 `id`; `asin` or `keyword` without `marketplace` (or the reverse) fails with 40501 naming the missing one; `asin` with `keyword` fails with 40501 `keyword`. */
         MonitoringDeleteTask: {
             id?: number | null;
             asin?: string | null;
+            keyword?: string | null;
             marketplace?: string | null;
         };
         /** @description One API key to create. */
@@ -2035,14 +2075,12 @@ export interface components {
                     [key: string]: unknown;
                 };
                 /** @description Null when the task failed or is not finished. */
-                result: components["schemas"]["Subscription"][] | null;
+                result: (components["schemas"]["Subscription"] | components["schemas"]["KeywordSubscription"])[] | null;
             }[];
         };
         /** @description A monitoring subscription. */
         Subscription: {
             id: number;
-            /** @example B0CHX1W1XY */
-            asin: string;
             /**
              * @description Marketplace code.
              * @enum {string}
@@ -2066,14 +2104,18 @@ export interface components {
             alerts: components["schemas"]["AlertRule"][];
             /** @description Where `change` events are POSTed; null: they are recorded and listed only. */
             alert_url: string | null;
+            /** @example B0CHX1W1XY */
+            asin: string;
         };
         /** @description An alert rule of a subscription and its state. */
         AlertRule: {
             id: number;
             /** @enum {string} */
-            type: "price_below" | "price_drop_percent" | "availability_change" | "buy_box_change" | "bsr_below" | "bsr_change_percent" | "content_change";
+            type: "price_below" | "price_drop_percent" | "availability_change" | "buy_box_change" | "bsr_below" | "bsr_change_percent" | "content_change" | "rank_above" | "rank_below" | "rank_change" | "sponsored_change";
             /** @description Threshold or percent; null for the change types. */
             value: number | null;
+            /** @description Rank rules of keyword subscriptions: the tracked ASIN the rule judges. */
+            asin?: string;
             /** @description False after the rule fired, until an observation outside its condition re-arms it. */
             armed: boolean;
             /** @description The last known value of the rule's field; null before the first. */
@@ -2082,7 +2124,7 @@ export interface components {
             triggered_count: number;
             last_triggered_at: string | null;
         };
-        /** @description The rule's field at one observation: only the field of the rule's type is present. */
+        /** @description The rule's field at one observation (or keyword run): only the field(s) of the rule's type are present. */
         ChangeSide: {
             /**
              * Format: date-time
@@ -2109,6 +2151,48 @@ export interface components {
             };
             /** @description content_change: SHA-256 of title, feature bullets and images. */
             content_hash?: string;
+            /** @description Rank rules (keyword subscriptions): the tracked ASIN's organic rank across the pages read (non-sponsored items counted in page order); null when it is on none of them. */
+            organic_rank?: number | null;
+            /** @description Rank rules: whether the tracked ASIN held a sponsored slot on the pages read. */
+            sponsored?: boolean;
+        };
+        /** @description A keyword monitoring subscription (search-page-contract.md "API" Monitoring). */
+        KeywordSubscription: {
+            id: number;
+            /**
+             * @description Marketplace code.
+             * @enum {string}
+             */
+            marketplace: "com" | "uk" | "de" | "fr" | "it" | "es" | "ca" | "jp" | "in" | "mx" | "br" | "au";
+            /** @enum {string} */
+            frequency: "hourly" | "every_6h" | "daily";
+            tag: string | null;
+            external_user_id: string | null;
+            /**
+             * @description `paused_balance` while the balance is below the monitoring price; resumes automatically after a top-up.
+             * @enum {string}
+             */
+            status: "active" | "paused_balance";
+            /**
+             * Format: date-time
+             * @example 2026-01-31T15:30:00.000Z
+             */
+            created_at: string;
+            /** @description The change alerts, in order, with their state. */
+            alerts: components["schemas"]["AlertRule"][];
+            /** @description Where `change` events are POSTed; null: they are recorded and listed only. */
+            alert_url: string | null;
+            /**
+             * @description A keyword subscription (product subscriptions carry `asin` and no `kind`).
+             * @constant
+             */
+            kind: "search";
+            /** @description As subscribed: trimmed, inner white space collapsed, case kept; matched case-insensitively. */
+            keyword: string;
+            /** @description Results pages read per run; each delivered page is charged the monitoring search price. */
+            pages: number;
+            /** @description The ASINs whose places in the results the rank rules judge. */
+            track_asins: string[];
         };
         MonitoringDeleteResponse: {
             /**
@@ -2154,7 +2238,7 @@ export interface components {
                     [key: string]: unknown;
                 };
                 /** @description Null when the task failed or is not finished. */
-                result: components["schemas"]["Subscription"][] | null;
+                result: (components["schemas"]["Subscription"] | components["schemas"]["KeywordSubscription"])[] | null;
             }[];
         };
         MonitoringListResponse: {
@@ -2201,14 +2285,12 @@ export interface components {
                     [key: string]: unknown;
                 };
                 /** @description Null when the task failed or is not finished. */
-                result: components["schemas"]["ListedSubscription"][] | null;
+                result: (components["schemas"]["ListedSubscription"] | components["schemas"]["ListedKeywordSubscription"])[] | null;
             }[];
         };
         /** @description A subscription as monitoring/list returns it. */
         ListedSubscription: {
             id: number;
-            /** @example B0CHX1W1XY */
-            asin: string;
             /**
              * @description Marketplace code.
              * @enum {string}
@@ -2232,8 +2314,50 @@ export interface components {
             alerts: components["schemas"]["AlertRule"][];
             /** @description Where `change` events are POSTed; null: they are recorded and listed only. */
             alert_url: string | null;
+            /** @example B0CHX1W1XY */
+            asin: string;
             /** @description The latest delivered observation; null before the first delivery. */
             latest_observation: components["schemas"]["Product"] | null;
+        };
+        /** @description A keyword subscription as monitoring/list returns it. */
+        ListedKeywordSubscription: {
+            id: number;
+            /**
+             * @description Marketplace code.
+             * @enum {string}
+             */
+            marketplace: "com" | "uk" | "de" | "fr" | "it" | "es" | "ca" | "jp" | "in" | "mx" | "br" | "au";
+            /** @enum {string} */
+            frequency: "hourly" | "every_6h" | "daily";
+            tag: string | null;
+            external_user_id: string | null;
+            /**
+             * @description `paused_balance` while the balance is below the monitoring price; resumes automatically after a top-up.
+             * @enum {string}
+             */
+            status: "active" | "paused_balance";
+            /**
+             * Format: date-time
+             * @example 2026-01-31T15:30:00.000Z
+             */
+            created_at: string;
+            /** @description The change alerts, in order, with their state. */
+            alerts: components["schemas"]["AlertRule"][];
+            /** @description Where `change` events are POSTed; null: they are recorded and listed only. */
+            alert_url: string | null;
+            /**
+             * @description A keyword subscription (product subscriptions carry `asin` and no `kind`).
+             * @constant
+             */
+            kind: "search";
+            /** @description As subscribed: trimmed, inner white space collapsed, case kept; matched case-insensitively. */
+            keyword: string;
+            /** @description Results pages read per run; each delivered page is charged the monitoring search price. */
+            pages: number;
+            /** @description The ASINs whose places in the results the rank rules judge. */
+            track_asins: string[];
+            /** @description The SearchResults of the last delivered run, one per page read, page order (they share page 1's `observed_at`); null before the first delivery. */
+            latest_results: components["schemas"]["SearchResults"][] | null;
         };
         UserDataResponse: {
             /**
@@ -3039,13 +3163,17 @@ export interface components {
             /** @constant */
             kind: "change";
             subscription_id: number;
+            /** @description The product; for a rank rule, the tracked ASIN it judges. */
             asin: string;
             marketplace: string;
+            /** @description Keyword subscriptions: the keyword. */
+            keyword?: string;
             rule: {
                 id: number;
                 /** @enum {string} */
-                type: "price_below" | "price_drop_percent" | "availability_change" | "buy_box_change" | "bsr_below" | "bsr_change_percent" | "content_change";
+                type: "price_below" | "price_drop_percent" | "availability_change" | "buy_box_change" | "bsr_below" | "bsr_change_percent" | "content_change" | "rank_above" | "rank_below" | "rank_change" | "sponsored_change";
                 value: number | null;
+                asin?: string;
             };
             /** @description The last known value before the change. */
             before: components["schemas"]["ChangeSide"];
@@ -4252,7 +4380,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MonitoringAddTask"][];
+                "application/json": (components["schemas"]["MonitoringAddTask"] | components["schemas"]["MonitoringAddKeywordTask"])[];
             };
         };
         responses: {
