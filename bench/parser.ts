@@ -13,6 +13,10 @@
  *   lazily; without this the reading swings with whatever the last pages allocated). Heap used is
  *   printed beside it.
  *   Target: RSS(1000) <= 1.5 x RSS(100).
+ * - search pages: the same speed and memory measures for `parseSearchPage` over the 30 saved search
+ *   result pages (../shared/fixtures/search), printed after the product figures with their own labels
+ *   ("search speed", "search memory"). Same targets.
+ * `BENCH_PARSER_PART=product` or `=search` runs one of the two.
  * Nothing is cached between iterations: every call parses the page string from scratch.
  */
 import { readFileSync } from 'node:fs';
@@ -22,11 +26,15 @@ import { runInNewContext } from 'node:vm';
 import { parse } from 'parse5';
 import { decodePage, parseProductPage } from '../worker/parser/index.js';
 import { havePages, pagesDir, readCorpus } from '../scripts/golden/dev-corpus.js';
+import { haveSearchPages, searchPages } from '../scripts/golden/search-corpus.js';
+import { parseSearchPage } from '../worker/parser/search/index.js';
 
 const SPEED_TARGET = 1.0;
 const RSS_TARGET = 1.5;
 
-if (!havePages) {
+const benchPart = process.env.BENCH_PARSER_PART ?? 'all';
+const runProduct = benchPart !== 'search';
+if (!havePages && runProduct) {
   console.log(`no saved pages at ${pagesDir}; nothing to benchmark`);
   process.exit(0);
 }
@@ -37,9 +45,11 @@ const referencePath = process.env.BENCH_PARSER_REFERENCE;
 const reference = referencePath
   ? ((await import(path.resolve(referencePath))) as { parseProductPage: typeof parseProductPage }).parseProductPage
   : null;
-const pages = readCorpus()
-  .sort((a, b) => (a.file < b.file ? -1 : 1))
-  .map((r) => ({ file: r.file, html: decodePage(readFileSync(r.path)), mp: r.marketplace }));
+const pages = runProduct
+  ? readCorpus()
+      .sort((a, b) => (a.file < b.file ? -1 : 1))
+      .map((r) => ({ file: r.file, html: decodePage(readFileSync(r.path)), mp: r.marketplace }))
+  : [];
 
 /** A full GC (global `gc` when node runs with --expose-gc, else enabled at run time). */
 const gc: () => void =
@@ -76,93 +86,171 @@ const consume = (v: unknown): void => {
   sink += v && typeof v === 'object' ? 1 : 0;
 };
 
-// warm-up (not measured)
-for (const p of pages) {
-  consume(parseProductPage(p.html, p.mp));
-  consume(parse(p.html));
-  if (reference) consume(reference(p.html, p.mp));
-}
+if (runProduct) await benchProduct();
+if (benchPart !== 'product') await benchSearch();
 
-const ours: number[][] = pages.map(() => []);
-const bare: number[][] = pages.map(() => []);
-const ref: number[][] = pages.map(() => []);
-for (let r = 0; r < rounds; r++) {
+/** The product pages: speed against parse5 and memory over 1,000 parses (see the module comment). */
+async function benchProduct(): Promise<void> {
+  // warm-up (not measured)
+  for (const p of pages) {
+    consume(parseProductPage(p.html, p.mp));
+    consume(parse(p.html));
+    if (reference) consume(reference(p.html, p.mp));
+  }
+
+  const ours: number[][] = pages.map(() => []);
+  const bare: number[][] = pages.map(() => []);
+  const ref: number[][] = pages.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    pages.forEach((p, i) => {
+      if (reference) {
+        const t = performance.now();
+        consume(reference(p.html, p.mp));
+        ref[i]!.push(performance.now() - t);
+      }
+      const runBare = (): void => {
+        const t = performance.now();
+        consume(parse(p.html));
+        bare[i]!.push(performance.now() - t);
+      };
+      const runOurs = (): void => {
+        const t = performance.now();
+        consume(parseProductPage(p.html, p.mp));
+        ours[i]!.push(performance.now() - t);
+      };
+      if (r % 2 === 0) {
+        runBare();
+        runOurs();
+      } else {
+        runOurs();
+        runBare();
+      }
+    });
+  }
+
+  const f1 = (x: number): string => x.toFixed(1).padStart(8);
+  const width = Math.max(...pages.map((p) => p.file.length));
+  console.log(`pages: ${pages.length}, rounds: ${rounds} (+1 warm-up), samples: ${pages.length * rounds} each`);
+  console.log(`${'page (median ms)'.padEnd(width)} ${'ours'.padStart(8)} ${'parse5'.padStart(8)} ${'ratio'.padStart(7)}`);
   pages.forEach((p, i) => {
-    if (reference) {
-      const t = performance.now();
-      consume(reference(p.html, p.mp));
-      ref[i]!.push(performance.now() - t);
-    }
-    const runBare = (): void => {
-      const t = performance.now();
-      consume(parse(p.html));
-      bare[i]!.push(performance.now() - t);
-    };
-    const runOurs = (): void => {
-      const t = performance.now();
-      consume(parseProductPage(p.html, p.mp));
-      ours[i]!.push(performance.now() - t);
-    };
-    if (r % 2 === 0) {
-      runBare();
-      runOurs();
-    } else {
-      runOurs();
-      runBare();
-    }
+    const o = quantile(ours[i]!, 0.5);
+    const b = quantile(bare[i]!, 0.5);
+    console.log(`${p.file.padEnd(width)} ${f1(o)} ${f1(b)} ${(o / b).toFixed(2).padStart(6)}x`);
   });
+  const allOurs = ours.flat();
+  const allBare = bare.flat();
+  const ratio = quantile(allOurs, 0.5) / quantile(allBare, 0.5);
+  console.log('');
+  console.log(`${'ms per page, all samples'.padEnd(26)} ${'median'.padStart(8)} ${'p95'.padStart(8)}`);
+  console.log(`${'parseProductPage'.padEnd(26)} ${f1(quantile(allOurs, 0.5))} ${f1(quantile(allOurs, 0.95))}`);
+  console.log(`${'parse5 parse(html)'.padEnd(26)} ${f1(quantile(allBare, 0.5))} ${f1(quantile(allBare, 0.95))}`);
+  if (reference) {
+    const allRef = ref.flat();
+    console.log(`${'reference parser'.padEnd(26)} ${f1(quantile(allRef, 0.5))} ${f1(quantile(allRef, 0.95))}  (${referencePath})`);
+    console.log(`reference: median ratio to parse5 ${(quantile(allRef, 0.5) / quantile(allBare, 0.5)).toFixed(2)}x`);
+  }
+  console.log(
+    `speed: ratio of medians ${ratio.toFixed(2)}x (target <= ${SPEED_TARGET}x): ${ratio <= SPEED_TARGET ? 'PASS' : 'FAIL'}` +
+      `; p95 ratio ${(quantile(allOurs, 0.95) / quantile(allBare, 0.95)).toFixed(2)}x`,
+  );
+
+  // memory: 1,000 parses cycling through the pages
+  const rss: Record<number, number> = {};
+  const heap: Record<number, number> = {};
+  const startRss = mb((await settledMemory()).rss);
+  let aborted = '';
+  for (let n = 1; n <= 1000; n++) {
+    const p = pages[(n - 1) % pages.length]!;
+    consume(parseProductPage(p.html, p.mp));
+    if (n === 100 || n === 1000) {
+      const m = await settledMemory();
+      rss[n] = mb(m.rss);
+      heap[n] = mb(m.heapUsed);
+    }
+    if (process.memoryUsage().heapUsed > 2.5e9) {
+      aborted = ` -- ABORTED at ${n} parses: heap over 2.5 GB`;
+      break;
+    }
+  }
+  const rssOk = rss[100] !== undefined && rss[1000] !== undefined && rss[1000] <= RSS_TARGET * rss[100];
+  console.log(
+    `memory: RSS MB start ${startRss}, after 100 parses ${rss[100] ?? '-'} (heap ${heap[100] ?? '-'}), ` +
+      `after 1000 parses ${rss[1000] ?? '-'} (heap ${heap[1000] ?? '-'})${aborted}`,
+  );
+  console.log(
+    `memory: RSS1000 / RSS100 = ${rss[100] && rss[1000] ? (rss[1000] / rss[100]).toFixed(2) : '-'}x (target <= ${RSS_TARGET}x): ${rssOk ? 'PASS' : 'FAIL'}`,
+  );
 }
 
-const f1 = (x: number): string => x.toFixed(1).padStart(8);
-const width = Math.max(...pages.map((p) => p.file.length));
-console.log(`pages: ${pages.length}, rounds: ${rounds} (+1 warm-up), samples: ${pages.length * rounds} each`);
-console.log(`${'page (median ms)'.padEnd(width)} ${'ours'.padStart(8)} ${'parse5'.padStart(8)} ${'ratio'.padStart(7)}`);
-pages.forEach((p, i) => {
-  const o = quantile(ours[i]!, 0.5);
-  const b = quantile(bare[i]!, 0.5);
-  console.log(`${p.file.padEnd(width)} ${f1(o)} ${f1(b)} ${(o / b).toFixed(2).padStart(6)}x`);
-});
-const allOurs = ours.flat();
-const allBare = bare.flat();
-const ratio = quantile(allOurs, 0.5) / quantile(allBare, 0.5);
-console.log('');
-console.log(`${'ms per page, all samples'.padEnd(26)} ${'median'.padStart(8)} ${'p95'.padStart(8)}`);
-console.log(`${'parseProductPage'.padEnd(26)} ${f1(quantile(allOurs, 0.5))} ${f1(quantile(allOurs, 0.95))}`);
-console.log(`${'parse5 parse(html)'.padEnd(26)} ${f1(quantile(allBare, 0.5))} ${f1(quantile(allBare, 0.95))}`);
-if (reference) {
-  const allRef = ref.flat();
-  console.log(`${'reference parser'.padEnd(26)} ${f1(quantile(allRef, 0.5))} ${f1(quantile(allRef, 0.95))}  (${referencePath})`);
-  console.log(`reference: median ratio to parse5 ${(quantile(allRef, 0.5) / quantile(allBare, 0.5)).toFixed(2)}x`);
+/** The search pages: the same measures for `parseSearchPage` (see the module comment). */
+async function benchSearch(): Promise<void> {
+  if (!haveSearchPages) {
+    console.log('search: no saved search pages; skipped');
+    return;
+  }
+  const spages = searchPages().map((p) => ({ file: p.file, html: decodePage(readFileSync(p.path)), mp: p.marketplace }));
+  for (const p of spages) {
+    consume(parseSearchPage(p.html, p.mp));
+    consume(parse(p.html));
+  }
+  const ours: number[][] = spages.map(() => []);
+  const bare: number[][] = spages.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    spages.forEach((p, i) => {
+      const runBare = (): void => {
+        const t = performance.now();
+        consume(parse(p.html));
+        bare[i]!.push(performance.now() - t);
+      };
+      const runOurs = (): void => {
+        const t = performance.now();
+        consume(parseSearchPage(p.html, p.mp));
+        ours[i]!.push(performance.now() - t);
+      };
+      if (r % 2 === 0) {
+        runBare();
+        runOurs();
+      } else {
+        runOurs();
+        runBare();
+      }
+    });
+  }
+  const f1 = (x: number): string => x.toFixed(1).padStart(8);
+  const width = Math.max(...spages.map((p) => p.file.length));
+  console.log('');
+  console.log(`search pages: ${spages.length}, rounds: ${rounds} (+1 warm-up), samples: ${spages.length * rounds} each`);
+  console.log(`${'search page (median ms)'.padEnd(width)} ${'ours'.padStart(8)} ${'parse5'.padStart(8)} ${'ratio'.padStart(7)}`);
+  spages.forEach((p, i) => {
+    const o = quantile(ours[i]!, 0.5);
+    const b = quantile(bare[i]!, 0.5);
+    console.log(`${p.file.padEnd(width)} ${f1(o)} ${f1(b)} ${(o / b).toFixed(2).padStart(6)}x`);
+  });
+  const allOurs = ours.flat();
+  const allBare = bare.flat();
+  const ratio = quantile(allOurs, 0.5) / quantile(allBare, 0.5);
+  console.log(`${'ms per search page'.padEnd(26)} ${'median'.padStart(8)} ${'p95'.padStart(8)}`);
+  console.log(`${'parseSearchPage'.padEnd(26)} ${f1(quantile(allOurs, 0.5))} ${f1(quantile(allOurs, 0.95))}`);
+  console.log(`${'parse5 parse(search html)'.padEnd(26)} ${f1(quantile(allBare, 0.5))} ${f1(quantile(allBare, 0.95))}`);
+  console.log(
+    `search speed: ratio of medians ${ratio.toFixed(2)}x (target <= ${SPEED_TARGET}x): ${ratio <= SPEED_TARGET ? 'PASS' : 'FAIL'}` +
+      `; p95 ratio ${(quantile(allOurs, 0.95) / quantile(allBare, 0.95)).toFixed(2)}x`,
+  );
+  const rss: Record<number, number> = {};
+  const heap: Record<number, number> = {};
+  const startRss = mb((await settledMemory()).rss);
+  for (let n = 1; n <= 1000; n++) {
+    const p = spages[(n - 1) % spages.length]!;
+    consume(parseSearchPage(p.html, p.mp));
+    if (n === 100 || n === 1000) {
+      const m = await settledMemory();
+      rss[n] = mb(m.rss);
+      heap[n] = mb(m.heapUsed);
+    }
+  }
+  const ok = rss[1000]! <= RSS_TARGET * rss[100]!;
+  console.log(`search memory: RSS MB start ${startRss}, after 100 parses ${rss[100]} (heap ${heap[100]}), after 1000 parses ${rss[1000]} (heap ${heap[1000]})`);
+  console.log(`search memory: RSS1000 / RSS100 = ${(rss[1000]! / rss[100]!).toFixed(2)}x (target <= ${RSS_TARGET}x): ${ok ? 'PASS' : 'FAIL'}`);
 }
-console.log(
-  `speed: ratio of medians ${ratio.toFixed(2)}x (target <= ${SPEED_TARGET}x): ${ratio <= SPEED_TARGET ? 'PASS' : 'FAIL'}` +
-    `; p95 ratio ${(quantile(allOurs, 0.95) / quantile(allBare, 0.95)).toFixed(2)}x`,
-);
 
-// memory: 1,000 parses cycling through the pages
-const rss: Record<number, number> = {};
-const heap: Record<number, number> = {};
-const startRss = mb((await settledMemory()).rss);
-let aborted = '';
-for (let n = 1; n <= 1000; n++) {
-  const p = pages[(n - 1) % pages.length]!;
-  consume(parseProductPage(p.html, p.mp));
-  if (n === 100 || n === 1000) {
-    const m = await settledMemory();
-    rss[n] = mb(m.rss);
-    heap[n] = mb(m.heapUsed);
-  }
-  if (process.memoryUsage().heapUsed > 2.5e9) {
-    aborted = ` -- ABORTED at ${n} parses: heap over 2.5 GB`;
-    break;
-  }
-}
-const rssOk = rss[100] !== undefined && rss[1000] !== undefined && rss[1000] <= RSS_TARGET * rss[100];
-console.log(
-  `memory: RSS MB start ${startRss}, after 100 parses ${rss[100] ?? '-'} (heap ${heap[100] ?? '-'}), ` +
-    `after 1000 parses ${rss[1000] ?? '-'} (heap ${heap[1000] ?? '-'})${aborted}`,
-);
-console.log(
-  `memory: RSS1000 / RSS100 = ${rss[100] && rss[1000] ? (rss[1000] / rss[100]).toFixed(2) : '-'}x (target <= ${RSS_TARGET}x): ${rssOk ? 'PASS' : 'FAIL'}`,
-);
 if (sink === 0) console.log('(no results)');

@@ -14,6 +14,8 @@ import { createAccount } from '../../api/admin/accounts.js';
 import type { MonitorLauncher, MonitorTarget } from '../../api/services/monitor-launcher.js';
 import type { Db } from '../../core/db/db.js';
 import { deliverKeywordRun } from '../../core/keyword-monitoring.js';
+import { createLogger } from '../../core/logger.js';
+import { reconcileMonitoringRuns } from '../../core/monitoring-reconciler.js';
 import { MonitoringRunError, refundMonitoringRun, startMonitoringRun } from '../../core/monitoring-runs.js';
 import { PLANS } from '../../core/pricing.js';
 import type { SearchItem, SearchResults } from '../../core/search.js';
@@ -295,6 +297,25 @@ describe('keyword runs: money and rank alerts', () => {
     expect(node.changeEvents.edges.map((e: { node: unknown }) => e.node)).toEqual([{ ruleType: 'rank_above', before: { organicRank: 9 }, after: { organicRank: 1, sponsored: false } }]);
     const removed = await gql(`mutation { deleteSubscriptions(subscriptions: [{ keyword: "MUG", marketplace: "com" }]) { results { statusCode subscription { id asin keyword } } } }`);
     expect(removed.body.data.deleteSubscriptions.results).toEqual([{ statusCode: 20000, subscription: { id, asin: null, keyword: 'Mug' } }]);
+  });
+
+  it('the reconciler refunds an open keyword run whose workflow run ended, once, and leaves a delivered one kept', async () => {
+    const { id: accountId, api } = await account('kw-reconcile', 1);
+    const sub = (await api.post('/v1/retail/monitoring/add', [{ keyword: 'Sieve', marketplace: 'com', pages: 2, frequency: 'hourly' }])).body.tasks[0].result[0];
+    const delivered = await run(sub.id, 'Sieve', 2, [[], []]);
+    const open = `m:${sub.id}:ended-run:1`;
+    expect(await startMonitoringRun(db, { subscriptionId: sub.id, runKey: open, reserve: true, pages: 2 })).toBe('reserved');
+    // Both reservations are past the grace period; Temporal says their workflow runs have closed.
+    const runs = { runState: async () => 'closed' as const };
+    const logger = createLogger('silent');
+    const first = await reconcileMonitoringRuns({ db, runs, logger }, { graceMs: 0 });
+    expect(first).toMatchObject({ refunded: 1, errors: 0 });
+    expect((await reconcileMonitoringRuns({ db, runs, logger }, { graceMs: 0 })).refunded).toBe(0);
+    const entries = await app.prisma.ledgerEntry.findMany({ where: { runKey: { in: [delivered.runKey, open] } }, orderBy: { id: 'asc' } });
+    expect(entries.map((e) => [e.runKey, e.settlement])).toEqual([[delivered.runKey, 'kept'], [open, 'refunded']]);
+    const money = await accountMoney(app.prisma, { id: accountId });
+    expect(money.balance).toBeCloseTo(1 - 2 * PAGE_PRICE, 9);
+    expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
   });
 
   it('a new keyword subscription starts paused when the balance cannot pay a run of its pages', async () => {

@@ -3,13 +3,13 @@
  * (search-page-contract.md). Pure, no I/O.
  *
  * Fast path: one tokenizer pass cuts the result-grid parts and the result-count line out of the page
- * (`scan.ts`); each is parsed alone by parse5 and read through `view.ts`. The whole page is read in
+ * (`scan.ts`); each is parsed alone by htmlparser2 and read through `view.ts`. The whole page is read in
  * jsdom only where that pass does not serve: pages without a result card (robot checks, error and
  * no-results pages, pages without a grid: their kind is decided there) and markup the pass does not
  * follow. `parseSearchFromDocument` reads a whole-page document with the same readers (the reference
  * of the differential test).
  */
-import { parseFragment, type DefaultTreeAdapterMap } from 'parse5';
+import { parseDocument } from 'htmlparser2';
 import type { Marketplace } from '../../../core/marketplaces.js';
 import type { SearchPageParse } from '../../../core/search.js';
 import { withDom } from '../dom.js';
@@ -19,7 +19,7 @@ import { decideNoCardsKind } from './page-kind.js';
 import { readSearchFields, SEARCH_QUALITY_VERSION } from './read.js';
 import { RESULT_COUNT } from './result-count.js';
 import { SEARCH_PARTS_SELECTOR, scanSearchPage } from './scan.js';
-import { jsdomView, p5View, type P5Element } from './view.js';
+import { hView, jsdomView, type HElement, type HNode } from './view.js';
 
 export { SEARCH_QUALITY_VERSION } from './read.js';
 
@@ -52,10 +52,16 @@ function parseWholePage(html: string, marketplace: Marketplace): SearchPageParse
   return withDom(stripScriptsAndStyles(html), (doc) => parseSearchFromDocument(doc, marketplace));
 }
 
-/** The first element of a parsed part (the part's own element). */
-function partElement(html: string): P5Element | null {
-  const frag = parseFragment(html) as DefaultTreeAdapterMap['documentFragment'];
-  return (frag.childNodes.find((n) => 'tagName' in n) as P5Element | undefined) ?? null;
+/**
+ * The element of a kept part, parsed alone by htmlparser2 (script and style bodies emptied first:
+ * nothing is read from them). The part's extent is the HTML tree builder's (`scan.ts`); inside it the
+ * markup is the well-formed card markup the differential test compares with jsdom's tree.
+ */
+function partElement(html: string): HElement | null {
+  const doc = parseDocument(stripScriptsAndStyles(html)) as unknown as { children: HNode[] };
+  const el = doc.children.find((n): n is HElement => n.type === 'tag') ?? null;
+  if (el) el.parent = null;
+  return el;
 }
 
 /** A result-grid part is read only when it carries a non-empty `data-asin` or (2014 cards) `name`. */
@@ -85,16 +91,16 @@ function mayBeCard(partHtml: string): boolean {
 export function parseSearchPage(html: string, marketplace: Marketplace): SearchPageParse {
   const scan = scanSearchPage(html);
   if (scan.inexact) return parseWholePage(html, marketplace);
-  let countLine: P5Element | null = null;
-  const parts: P5Element[] = [];
+  let countLine: HElement | null = null;
+  const parts: HElement[] = [];
   for (const part of scan.parts) {
     const isCard = mayBeCard(part.html);
     if (!isCard && countLine) continue;
     const el = partElement(part.html);
     if (!el) continue;
-    if (isCountLine(p5View.is, el)) countLine ??= el;
+    if (isCountLine(hView.is, el)) countLine ??= el;
     else if (isCard) parts.push(el);
   }
-  const fields = readSearchFields(p5View, countLine, parts, marketplace);
+  const fields = readSearchFields(hView, countLine, parts, marketplace);
   return fields ? { kind: 'search', fields } : parseWholePage(html, marketplace);
 }

@@ -25,9 +25,13 @@ export interface CardPrice {
   el: unknown;
 }
 
-/** Text of an `.a-price`: its screen-reader copy, else its visible text. */
+/** Text of a price element: its screen-reader copy (inside it, or beside a 2018 `.sx-price`), else its visible text. */
 function aPriceText<E>(v: View<E>, el: E): string {
-  const off = v.one(el, '.a-offscreen');
+  let off = v.one(el, '.a-offscreen');
+  if (!off && v.is(el, '.sx-price')) {
+    const holder = v.closest(el, 'a') ?? v.parent(el);
+    off = holder ? v.one(holder, '.a-offscreen') : null;
+  }
   const t = off ? textIn(v, off) : '';
   return t || textIn(v, el);
 }
@@ -52,9 +56,37 @@ function unreadReason(text: string, marketplace: Marketplace): MissingReason {
   return other || /\b[a-z]{3}\s?\d/.test(t) && !own.some((tok) => t.startsWith(tok)) ? 'other_currency' : 'unreadable';
 }
 
+/**
+ * Price elements of layouts before `.a-price` (2014–2018), most specific first: the 2017–2018
+ * `.sx-price` (read from the screen-reader copy beside it), the 2015–2016 `.s-price`, the 2014 price
+ * table's "Price" / "Buy" column (`td.toeOurPrice`, `td.toeOurPriceWithRent`; its Rent, New and Used columns are not the price).
+ */
+const LEGACY_PRICES = '.sx-price, .s-price, td.toeOurPrice, td.toeOurPriceWithRent';
+
 /** The main offer's price elements, in card order (not struck, not unit prices, not other offers). */
 function mainPrices<E>(v: View<E>, card: E): E[] {
-  return v.all(card, '.a-price').filter((el) => !v.is(el, '.a-text-price') && !inOtherOffer(v, el, card));
+  const modern = v.all(card, '.a-price').filter((el) => !v.is(el, '.a-text-price') && !inOtherOffer(v, el, card));
+  if (modern.length) return modern;
+  const legacy = v.all(card, LEGACY_PRICES);
+  const first = legacy.find((el) => v.is(el, '.sx-price')) ?? legacy.find((el) => v.is(el, '.s-price')) ?? legacy[0];
+  return first && aPriceText(v, first) ? [first] : [];
+}
+
+/**
+ * Parses a shown price in the marketplace's currency (`parsePrice`); a page shown in another interface
+ * language writes the decimal point its way ("€2.95" on amazon.de in English): an amount whose last
+ * separator is followed by exactly two digits and whose other separators group by three is read with
+ * that separator as the decimal point.
+ */
+export function parseCardMoney(text: string, marketplace: Marketplace): Price | null {
+  const direct = parsePrice(text, marketplace);
+  if (direct) return direct;
+  const m = /\d{1,3}(?:([.,\s\u00a0])\d{3})*([.,])\d{2}(?!\d)/.exec(text);
+  if (!m || m[1] === m[2]) return null;
+  const decimal = m[2] as '.' | ',';
+  if (decimal === MONEY[marketplace.code].decimal) return null;
+  const swapped = text.replace(/[\d.,\s\u00a0]+/, (num) => num.replace(/[.,]/g, (c) => (c === decimal ? '\u0001' : '')).replace('\u0001', MONEY[marketplace.code].decimal));
+  return parsePrice(swapped, marketplace);
 }
 
 /**
@@ -65,18 +97,33 @@ function mainPrices<E>(v: View<E>, card: E): E[] {
 export function readCardPrice<E>(v: View<E>, card: E, marketplace: Marketplace): CardPrice {
   const prices = mainPrices(v, card);
   if (prices.length === 0) return { price: null, shown: false, reason: 'not_on_page', el: null };
-  let chosen = prices[0]!;
-  const row = rowText(v, chosen);
-  if (RENT_WORDS.some((w) => row.startsWith(w) || row.includes(`${w} `)) && prices.length > 1) {
-    const buy = prices.find((p) => !RENT_WORDS.some((w) => rowText(v, p).includes(w)));
-    if (buy) chosen = buy;
+  const chosen = prices[0]!;
+  if (isRental(v, chosen)) {
+    // A rental is not the price to pay for the item: the buy price of the same row, else none.
+    const buy = rentBuyPrice(v, chosen, marketplace);
+    return { price: buy, shown: true, reason: buy ? null : 'not_on_page', el: chosen };
   }
   if (v.closest(chosen, '.a-price-range')) return { price: null, shown: true, reason: 'unreadable', el: chosen };
   const text = aPriceText(v, chosen);
   if (INSTALLMENT_PATTERN.test(rowText(v, chosen)) && !/^\s*\S*\s*[\d.,]+\s*$/.test(text)) return { price: null, shown: true, reason: 'unreadable', el: chosen };
-  const price = parsePrice(text, marketplace);
+  const price = parseCardMoney(text, marketplace);
   if (!price) return { price: null, shown: true, reason: unreadReason(text, marketplace), el: chosen };
   return { price, shown: true, reason: null, el: chosen };
+}
+
+/** A rental price ("$34.37 to rent"); its row shows the buy price beside it ("$69.99 to buy"), read by `rentBuyPrice`. */
+function isRental<E>(v: View<E>, price: E): boolean {
+  const link = v.closest(price, 'a') ?? price;
+  const t = textIn(v, link).toLowerCase();
+  return RENT_WORDS.some((w) => t.endsWith(` ${w}`));
+}
+
+function rentBuyPrice<E>(v: View<E>, price: E, marketplace: Marketplace): Price | null {
+  const link = v.closest(price, 'a') ?? price;
+  const row = v.parent(link);
+  if (!row) return null;
+  const m = /(\S*\s?[\d.,]+\d)\s+to buy\b/i.exec(textIn(v, row));
+  return m ? parseCardMoney(m[1]!, marketplace) : null;
 }
 
 /** The label right before a struck price ("List:", "Typical:"), lower-case without the colon. */
@@ -109,6 +156,11 @@ function labelBefore<E>(v: View<E>, el: E): string {
  * product's price ("Print List Price", "Novo preço"), not an instalment.
  */
 export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketplace): Price | null {
+  if (v.one(card, '.a-price') === null) {
+    // Layouts before `.a-price`: the struck price of the price row (2015–2018), the 2014 "List" column.
+    const legacy = v.one(card, '.a-text-strike, td.toeListPrice');
+    return legacy ? parseCardMoney(textIn(v, legacy), marketplace) : null;
+  }
   for (const el of v.all(card, '.a-price.a-text-price')) {
     if (inOtherOffer(v, el, card)) continue;
     const label = labelBefore(v, el);
@@ -117,7 +169,7 @@ export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketpla
     const struck = v.attr(el, 'data-a-strike') === 'true';
     const labelled = LIST_PRICE_LABELS.some((l) => label === l || label.endsWith(` ${l}`));
     if (!struck && !labelled) continue;
-    return parsePrice(aPriceText(v, el), marketplace);
+    return parseCardMoney(aPriceText(v, el), marketplace);
   }
   return null;
 }

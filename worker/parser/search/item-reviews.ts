@@ -3,7 +3,7 @@ import { parseRating } from '../rating.js';
 import { clean } from '../text.js';
 import { BOUGHT_PATTERNS } from './words.js';
 import { OTHER_OFFER_BLOCKS } from './item-offer.js';
-import { textIn, type View } from './view.js';
+import { linesOf, textIn, type View } from './view.js';
 
 /** Reads the average stars ("4.5 out of 5 stars", "5つ星のうち4.4"), or null. */
 export function readCardRating<E>(v: View<E>, card: E): number | null {
@@ -52,9 +52,7 @@ export function readCardRatingsCount<E>(v: View<E>, card: E): number | null {
 
 /** Reads the lower bound of "N+ bought in past month" (localized), or null. */
 export function readCardBought<E>(v: View<E>, card: E): number | null {
-  for (const el of v.all(card, 'span, div')) {
-    if (v.one(el, 'span, div')) continue;
-    const t = textIn(v, el);
+  for (const t of linesOf(v, card)) {
     for (const re of BOUGHT_PATTERNS) {
       const m = re.exec(t);
       if (m) return parseCount(m[1]!);

@@ -6,8 +6,8 @@ import { textIn, type View } from './view.js';
 /** The result-count line: 2014–2018 `#s-result-count`, 2019+ the info bar's `.s-breadcrumb`. */
 export const RESULT_COUNT = '#s-result-count, .s-breadcrumb';
 
-/** Controls that share the breadcrumb cell (the "Filters" button of 2026 layouts). */
-const NOT_COUNT = 'button, .s-breadcrumb-all-filters-button, .a-button, form, select, script, style';
+/** Controls that share the breadcrumb cell (the "Filters" button of 2026 layouts) and hidden copies (the 2014–2018 breadcrumb's no-script copy and its keyword editor). */
+const NOT_COUNT = 'button, .s-breadcrumb-all-filters-button, .a-button, form, select, script, style, .s-hidden, .aok-hidden, #bcEdit';
 
 /** The result-count line as shown, or null. */
 export function readResultsText<E>(v: View<E>, el: E | null): string | null {

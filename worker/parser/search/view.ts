@@ -1,14 +1,13 @@
 /**
  * One reading interface over two kinds of tree, so the search readers run unchanged on both:
- * - the card trees of the fast path (`scan.ts`): parse5 trees (its default tree adapter), matched by
- *   css-select over the adapter below;
+ * - the card trees of the fast path (`scan.ts`): htmlparser2 trees (domhandler's node shape), matched
+ *   by css-select over the adapter below;
  * - a jsdom document of the whole page (the reference path of the differential test, and the page-kind
  *   decision for pages without cards), matched by `select.ts`.
  * Text follows the product parser's rules (`text.ts`): script/style never read, `<br>` and block
  * boundaries separate words, whitespace collapsed.
  */
 import { compile, type Options } from 'css-select';
-import type { DefaultTreeAdapterMap } from 'parse5';
 import { INLINE_TAGS, clean } from '../text.js';
 import { closest as jClosest, matches as jMatches, selectAll as jAll, selectOne as jOne } from '../select.js';
 
@@ -26,86 +25,87 @@ export interface View<E> {
   kids(el: E): (E | string)[];
 }
 
-/** An element of a parse5 tree (parse5's default tree adapter). */
-export type P5Element = DefaultTreeAdapterMap['element'];
-type P5Node = DefaultTreeAdapterMap['node'];
-type P5Parent = DefaultTreeAdapterMap['parentNode'];
+/** An element of an htmlparser2 tree (domhandler's node shape). */
+export interface HElement {
+  type: string;
+  name: string;
+  attribs: Record<string, string>;
+  children: HNode[];
+  parent: HElement | null;
+}
+/** A node of an htmlparser2 tree: an element, or text/comment (`data`). */
+export type HNode = HElement | { type: string; data: string; parent: HElement | null };
 
-const isP5Element = (n: P5Node | null | undefined): n is P5Element => !!n && 'tagName' in n;
-const p5Children = (n: P5Node): P5Node[] => ('childNodes' in n ? n.childNodes : []);
-const p5Parent = (n: P5Node): P5Element | null => {
-  const p = ('parentNode' in n ? n.parentNode : null) as P5Parent | null;
-  return isP5Element(p) ? p : null;
-};
+const isTag = (n: HNode | null | undefined): n is HElement => !!n && (n.type === 'tag' || n.type === 'script' || n.type === 'style');
+const hChildren = (n: HNode): HNode[] => ('children' in n ? n.children : []);
+const hParent = (n: HNode): HElement | null => (isTag(n.parent) ? n.parent : null);
 
-/** css-select's view of parse5 nodes. */
 type Adapter<N, E extends N> = NonNullable<Options<N, E>['adapter']>;
-const p5Adapter: Adapter<P5Node, P5Element> = {
-  isTag: isP5Element,
-  existsOne: (test, nodes) => nodes.some((n) => isP5Element(n) && (test(n) || p5Adapter.existsOne(test, p5Children(n)))),
-  getAttributeValue: (el, name) => el.attrs.find((a) => a.name === name)?.value,
-  getChildren: p5Children,
-  getName: (el) => el.tagName,
-  getParent: p5Parent,
-  getSiblings: (n) => {
-    const p = ('parentNode' in n ? n.parentNode : null) as P5Parent | null;
-    return p ? p.childNodes : [n];
-  },
-  getText: (n) => textIn(p5View, isP5Element(n) ? n : null),
-  hasAttrib: (el, name) => el.attrs.some((a) => a.name === name),
+
+function findAll(test: (el: HElement) => boolean, nodes: readonly HNode[], out: HElement[]): HElement[] {
+  for (const n of nodes) {
+    if (!isTag(n)) continue;
+    if (test(n)) out.push(n);
+    if (n.children.length) findAll(test, n.children, out);
+  }
+  return out;
+}
+
+function findOne(test: (el: HElement) => boolean, nodes: readonly HNode[]): HElement | null {
+  for (const n of nodes) {
+    if (!isTag(n)) continue;
+    if (test(n)) return n;
+    const f = n.children.length ? findOne(test, n.children) : null;
+    if (f) return f;
+  }
+  return null;
+}
+
+/** css-select's view of htmlparser2 nodes. */
+const hAdapter: Adapter<HNode, HElement> = {
+  isTag,
+  existsOne: (test, nodes) => findOne(test, nodes) !== null,
+  getAttributeValue: (el, name) => el.attribs[name],
+  getChildren: hChildren,
+  getName: (el) => el.name,
+  getParent: hParent,
+  getSiblings: (n) => (n.parent ? n.parent.children : [n]),
+  getText: (n) => (isTag(n) ? textIn(hView, n) : 'data' in n ? n.data : ''),
+  hasAttrib: (el, name) => Object.hasOwn(el.attribs, name),
   removeSubsets: (nodes) => nodes.filter((n, i) => nodes.indexOf(n) === i),
-  findAll: (test, nodes) => {
-    const out: P5Element[] = [];
-    const walk = (ns: P5Node[]): void => {
-      for (const n of ns) {
-        if (!isP5Element(n)) continue;
-        if (test(n)) out.push(n);
-        walk(n.childNodes);
-      }
-    };
-    walk(nodes);
-    return out;
-  },
-  findOne: (test, nodes) => {
-    for (const n of nodes) {
-      if (!isP5Element(n)) continue;
-      if (test(n)) return n;
-      const f = p5Adapter.findOne(test, n.childNodes);
-      if (f) return f;
-    }
-    return null;
-  },
+  findAll: (test, nodes) => findAll(test, nodes, []),
+  findOne,
 };
 
-const compiled = new Map<string, (el: P5Element) => boolean>();
-function testOf(selector: string): (el: P5Element) => boolean {
+const compiled = new Map<string, (el: HElement) => boolean>();
+function testOf(selector: string): (el: HElement) => boolean {
   let t = compiled.get(selector);
   if (!t) {
-    t = compile<P5Node, P5Element>(selector, { adapter: p5Adapter });
+    t = compile<HNode, HElement>(selector, { adapter: hAdapter });
     if (compiled.size > 500) compiled.clear();
     compiled.set(selector, t);
   }
   return t;
 }
 
-/** The view of parse5 trees (the card trees of the fast path). */
-export const p5View: View<P5Element> = {
-  all: (root, s) => p5Adapter.findAll(testOf(s), root.childNodes),
-  one: (root, s) => p5Adapter.findOne(testOf(s), root.childNodes),
+/** The view of htmlparser2 trees (the card trees of the fast path). */
+export const hView: View<HElement> = {
+  all: (root, s) => findAll(testOf(s), root.children, []),
+  one: (root, s) => findOne(testOf(s), root.children),
   is: (el, s) => testOf(s)(el),
   closest: (el, s) => {
     const t = testOf(s);
-    for (let e: P5Element | null = el; e; e = p5Parent(e)) if (t(e)) return e;
+    for (let e: HElement | null = el; e; e = hParent(e)) if (t(e)) return e;
     return null;
   },
-  attr: (el, name) => el.attrs.find((a) => a.name === name)?.value ?? null,
-  tag: (el) => el.tagName,
-  parent: p5Parent,
+  attr: (el, name) => el.attribs[name] ?? null,
+  tag: (el) => el.name,
+  parent: hParent,
   kids: (el) => {
-    const out: (P5Element | string)[] = [];
-    for (const c of el.childNodes) {
-      if (c.nodeName === '#text') out.push((c as DefaultTreeAdapterMap['textNode']).value);
-      else if (isP5Element(c)) out.push(c);
+    const out: (HElement | string)[] = [];
+    for (const c of el.children) {
+      if (isTag(c)) out.push(c);
+      else if (c.type === 'text') out.push((c as { data: string }).data);
     }
     return out;
   },

@@ -45,7 +45,7 @@ export const OTHER_PRODUCT_PRICE_LABELS: readonly string[] = [
 export const INSTALLMENT_PATTERN = /\b\d+\s*x\s*(?:de\b|sem juros)|em até|parcelas?|cuotas|mensualidades/i;
 
 /** "Rent" offers (a rental is not the price to pay for the item). */
-export const RENT_WORDS: readonly string[] = ['rent', 'to rent', 'mieten', 'louer', 'alquilar', 'alugar', 'noleggia'];
+export const RENT_WORDS: readonly string[] = ['to rent', 'mieten', 'à louer', 'para alquilar', 'para alugar', 'da noleggiare'];
 
 /**
  * "N+ bought in past month" in each language. Group 1: the number as shown (with a K / mil / 万 unit

@@ -1,0 +1,174 @@
+/**
+ * The search parser's rules on small hand-written pages (search-page-contract.md): one card per rule,
+ * read through `parseSearchPage` (the fast path) and compared with the whole-document path. Hostile
+ * input (NUL bytes, lone surrogates, truncated markup, a 10 MB page) never throws.
+ */
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { describe, expect, it } from 'vitest';
+import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
+import type { SearchItem, SearchPageFields, SearchPageParse } from '../../core/search.js';
+import { parseSearchFromDocument, parseSearchPage } from '../../worker/parser/search/index.js';
+
+const mp = (code: string): Marketplace => resolveMarketplace(code)!;
+const com = mp('com');
+
+/** A 2020s result page around the given cards, with a result-count line. */
+function page(cards: string, count = '<span>1-16 of over 1,000 results for</span><span> </span><span>"x"</span>'): string {
+  return `<!doctype html><html><head><title>Amazon.com : x</title></head><body>
+<span data-component-type="s-result-info-bar"><h1><div class="s-breadcrumb"><div class="a-section">${count}</div></div></h1></span>
+<div class="s-main-slot s-result-list">${cards}</div></body></html>`;
+}
+
+/** One 2020s card. */
+function card(inner: string, asin = 'B000000001', cls = ''): string {
+  return `<div data-asin="${asin}" data-component-type="s-search-result" class="s-result-item s-asin ${cls}">
+<h2><a href="/dp/${asin}"><span>Widget ${asin}</span></a></h2>${inner}</div>`;
+}
+
+function parse(html: string, marketplace = com): SearchPageParse {
+  const fast = parseSearchPage(html, marketplace);
+  const { window } = new JSDOM(html, { virtualConsole: new VirtualConsole() });
+  try {
+    expect(fast).toEqual(parseSearchFromDocument(window.document, marketplace));
+  } finally {
+    window.close();
+  }
+  return fast;
+}
+
+function fields(html: string, marketplace = com): SearchPageFields {
+  const r = parse(html, marketplace);
+  if (r.kind !== 'search') throw new Error(`not a search page: ${r.kind} ${r.reason}`);
+  return r.fields;
+}
+
+const item = (inner: string, marketplace = com, cls = ''): SearchItem => fields(page(card(inner, 'B000000001', cls)), marketplace).items[0]!;
+const price = (amount: string, cls = ''): string => `<span class="a-price ${cls}"><span class="a-offscreen">${amount}</span><span aria-hidden="true">${amount}</span></span>`;
+
+describe('search parser: sponsored label', () => {
+  it.each([
+    ['com', 'Sponsored'], ['de', 'Gesponsert'], ['fr', 'Sponsorisé'], ['it', 'Sponsorizzato'], ['es', 'Patrocinado'], ['br', 'Patrocinado'], ['jp', 'スポンサー'],
+  ])('%s: "%s" marks the card sponsored; the position numbering skips it', (code, word) => {
+    const html = page(card(`<span class="puis-sponsored-label-text">${word}</span>`, 'B000000001') + card('', 'B000000002'));
+    const f = fields(html, mp(code));
+    expect(f.items.map((i) => [i.position, i.organic_position, i.sponsored])).toEqual([[1, null, true], [2, 1, false]]);
+  });
+
+  it('an AdHolder card is sponsored whatever its label says', () => {
+    expect(item('<span class="s-label-popover-default">Featured from Amazon brands</span>', com, 'AdHolder').sponsored).toBe(true);
+  });
+
+  it('a label without the sponsored word is not sponsored', () => {
+    expect(item('<span class="s-label-popover-default">Featured from Amazon brands</span>').sponsored).toBe(false);
+  });
+});
+
+describe('search parser: counts', () => {
+  it.each([
+    ['(12K)', 12000], ['(13.2K)', 13200], ['1,234', 1234], ['(1.234)', 1234], ['87', 87],
+  ])('ratings count %s -> %d', (shown, n) => {
+    const i = item(`<div data-cy="reviews-block"><span aria-label="4.5 out of 5 stars"><i class="a-icon a-icon-star-small"><span class="a-icon-alt">4.5 out of 5 stars</span></i></span>
+      <a href="/dp/B000000001#customerReviews"><span class="a-size-base s-underline-text">${shown}</span></a></div>`);
+    expect([i.rating, i.ratings_count]).toEqual([4.5, n]);
+  });
+
+  it.each([
+    ['com', '1K+ bought in past month', 1000], ['com', '50+ bought in past month', 50],
+    ['de', '100+ Mal im letzten Monat gekauft', 100], ['fr', '100+ achetés au cours du mois dernier', 100],
+    ['es', '200+ comprados el mes pasado', 200], ['jp', '過去1か月で1000点以上購入されました', 1000],
+  ])('%s: "%s" -> %d', (code, shown, n) => {
+    expect(item(`<div class="a-row a-size-base"><span class="a-size-base a-color-secondary">${shown}</span></div>`, mp(code)).bought_past_month).toBe(n);
+  });
+
+  it.each([
+    ['1-48 of over 10,000 results for', 10000], ['1-16 of 243 results for', 243], ['Mehr als 50.000 Ergebnisse für', 50000],
+    ['検索結果 20,000以上 のうち 1-48件', 20000], ['one result for', 1], ['1 result for', 1],
+  ])('result-count line "%s" -> %d', (line, n) => {
+    const f = fields(page(card(''), `<span>${line}</span><span> </span><span>"x"</span>`));
+    expect(f.total_results).toBe(n);
+    expect(f.results_text).toBe(`${line} "x"`);
+  });
+});
+
+describe('search parser: price', () => {
+  it('the first a-price of the main offer, and the struck list price beside it', () => {
+    const i = item(`<div data-cy="price-recipe">${price('$19.99')} <div class="a-section aok-inline-block"><span>List: </span><span class="a-price a-text-price" data-a-strike="true"><span class="a-offscreen">$24.99</span></span></div></div>`);
+    expect([i.price, i.list_price, i.prime]).toEqual([{ amount: 19.99, currency: 'USD' }, { amount: 24.99, currency: 'USD' }, false]);
+  });
+
+  it('a price range is not a price', () => {
+    const i = item(`<div data-cy="price-recipe"><span class="a-price-range">${price('$10.99')} - ${price('$20.99')}</span></div>`);
+    expect(i.price).toBeNull();
+  });
+
+  it('"$12.99 (3 used & new offers)" in the other-offers row is not a price; prime is then null', () => {
+    const i = item(`<div data-cy="secondary-offer-recipe"><div class="a-row">${price('$12.99')} <a>(3 used &amp; new offers)</a></div></div>`);
+    expect([i.price, i.prime]).toEqual([null, null]);
+  });
+
+  it('a unit price is not the price nor the list price', () => {
+    const i = item(`<div data-cy="price-recipe">${price('$8.99')}<span class="a-size-base a-color-secondary">(<span class="a-price a-text-price" data-a-size="b"><span class="a-offscreen">$0.45</span></span>/Count)</span></div>`);
+    expect([i.price, i.list_price]).toEqual([{ amount: 8.99, currency: 'USD' }, null]);
+  });
+
+  it('a price in another currency is null; the card still shows a price', () => {
+    const i = item(`<div data-cy="price-recipe">${price('TWD 1,234')}</div>`, mp('jp'));
+    expect([i.price, i.prime]).toEqual([null, false]);
+  });
+
+  it('a Prime badge in the main offer makes prime true', () => {
+    expect(item(`<div data-cy="price-recipe">${price('$5.00')}</div><i class="a-icon a-icon-prime" aria-label="Amazon Prime"></i>`).prime).toBe(true);
+  });
+});
+
+describe('search parser: page kinds', () => {
+  it('a robot check is not an observation', () => {
+    const r = parse('<html><body><form action="/errors/validateCaptcha"><p>Enter the characters you see below</p></form></body></html>');
+    expect(r.kind).toBe('robot_check');
+  });
+
+  it('"Something went wrong" is an error page', () => {
+    expect(parse('<html><body><h1>Sorry! Something went wrong!</h1></body></html>').kind).toBe('error_page');
+  });
+
+  it('a page without a result grid is degraded', () => {
+    expect(parse('<html><body><p>Hello</p></body></html>').kind).toBe('degraded');
+  });
+
+  it('"No results for" is an answer: status no_results, no items', () => {
+    const f = fields(page('', '<span>No results for </span><span>"qwxz"</span>'));
+    expect([f.status, f.items]).toEqual(['no_results', []]);
+  });
+
+  it('a "did you mean" block alone beside "No results for" is not a result', () => {
+    const html = page(card(''), '<span>No results for </span><span>"qwxz"</span>').replace('<div class="s-main-slot', '<div class="a-section">Did you mean: <a>quiz</a></div><div class="s-main-slot');
+    const f = fields(html);
+    expect([f.status, f.items]).toEqual(['no_results', []]);
+  });
+
+  it('placeholder cards with an empty data-asin and widgets are not items', () => {
+    const html = page(card('', 'B000000001') + '<div data-asin="" class="s-result-item"><h2>Related searches</h2></div>' +
+      '<div data-asin="B000000003" data-component-type="s-impression-logger" class="s-result-item"><h2>Highly rated</h2></div>');
+    expect(fields(html).items.map((i) => i.asin)).toEqual(['B000000001']);
+  });
+});
+
+describe('search parser: hostile input never throws', () => {
+  const inputs: [string, string][] = [
+    ['NUL bytes', page(card('\u0000<span class="a-price">\u0000$1</span>')).replace(/ /g, ' \u0000')],
+    ['lone surrogates', page(card('\ud800<span>\udfff</span>'))],
+    ['truncated HTML', page(card(`<div data-cy="price-recipe">${price('$1.00')}</div>`)).slice(0, 400)],
+    ['an unclosed attribute', `${page(card(''))}<div class="s-result-item" data-asin="B0000000099`],
+    ['empty', ''],
+  ];
+  it.each(inputs)('%s', (_name, html) => {
+    expect(() => parseSearchPage(html, com)).not.toThrow();
+  });
+
+  it('a 10 MB page', () => {
+    const big = page(Array.from({ length: 2_000 }, (_, i) => card(`<div>${'x'.repeat(5_000)}</div>`, `B${String(i).padStart(9, '0')}`)).join(''));
+    expect(big.length).toBeGreaterThan(10_000_000);
+    const r = parseSearchPage(big, com);
+    expect(r.kind === 'search' && r.fields.items.length).toBe(2_000);
+  });
+});
