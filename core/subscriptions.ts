@@ -102,9 +102,11 @@ function identityOf(sub: { kind?: string | null; asin?: string | null; keyword?:
 
 /**
  * Adds subscriptions in one transaction under the account's lock, in order. The same asin +
- * marketplace as an existing subscription (or an earlier element) updates its frequency and, when
- * given, its tag, alert URL and alert rules (the last element naming them wins); `external_user_id`
- * is set on creation only. Adding is free.
+ * marketplace (a keyword: the same keyword key + marketplace) as an existing subscription (or an
+ * earlier element) updates its frequency and, when given, its tag, alert URL and alert rules (and a
+ * keyword's pages and tracked ASINs; rules of ASINs no longer tracked go unless alerts are given);
+ * the last element naming them wins; `external_user_id` is set on creation only. A new subscription
+ * starts paused when the balance cannot pay one run of it (`runPrice`). Adding is free.
  */
 export async function addSubscriptions(db: Db, accountId: number, requests: SubscriptionRequest[]): Promise<AddOutcome[]> {
   if (requests.length === 0) return [];

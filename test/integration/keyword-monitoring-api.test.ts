@@ -5,12 +5,13 @@
  * runs driven through the run functions the monitor's activities call (core/monitoring-runs.ts
  * `startMonitoringRun`, the search read's `storeSearchObservation`, core/keyword-monitoring.ts
  * `deliverKeywordRun`): charged per page at the monitoring search price, a rank rule firing once,
- * not again, re-armed and firing again; retries idempotent; a refunded run delivers nothing.
- * Temporal is replaced at its boundary by a launcher that records what the API asked of the
+ * not again, re-armed and firing again; retries idempotent; a refunded run delivers nothing; the
+ * reconciler refunds a run whose workflow ended; pausing for balance and resuming on top-up take
+ * keyword subscriptions with the product ones; GraphQL adds, reads and deletes them. Temporal is replaced at its boundary by a launcher that records what the API asked of the
  * monitors; keyword-monitoring.test.ts runs the real workflow, browser and replay pages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../api/admin/accounts.js';
+import { createAccount, topUp } from '../../api/admin/accounts.js';
 import type { MonitorLauncher, MonitorTarget } from '../../api/services/monitor-launcher.js';
 import type { Db } from '../../core/db/db.js';
 import { deliverKeywordRun } from '../../core/keyword-monitoring.js';
@@ -316,6 +317,25 @@ describe('keyword runs: money and rank alerts', () => {
     const money = await accountMoney(app.prisma, { id: accountId });
     expect(money.balance).toBeCloseTo(1 - 2 * PAGE_PRICE, 9);
     expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
+  });
+
+  it('a run the balance cannot pay pauses the account\'s keyword and product subscriptions, listed paused; a top-up resumes them and signals their monitors', async () => {
+    const { api } = await account('kw-pause', 2 * PAGE_PRICE + 0.0001);
+    const added = await api.post('/v1/retail/monitoring/add', [
+      { keyword: 'Ladle', marketplace: 'com', pages: 2, frequency: 'hourly' },
+      { asin: TRACKED, marketplace: 'com', frequency: 'hourly' },
+    ]);
+    const [keywordSub, productSub] = added.body.tasks.map((t: { result: { id: number }[] }) => t.result[0]!.id);
+    await run(keywordSub, 'Ladle', 2, [[], []]);
+    expect(await startMonitoringRun(db, { subscriptionId: keywordSub, runKey: `m:${keywordSub}:test-run:${++runs}`, reserve: true, pages: 2 })).toBe('paused_balance');
+    const paused = (await api.get('/v1/retail/monitoring/list')).body.tasks[0].result;
+    expect(paused.map((r: { id: number; status: string }) => [r.id, r.status])).toEqual([[keywordSub, 'paused_balance'], [productSub, 'paused_balance']]);
+    const resumed: number[][] = [];
+    await topUp(db, { login: 'kw-pause', amount: 1 }, { monitors: { resume: async (ids) => { resumed.push(ids); } } });
+    expect(resumed).toEqual([[keywordSub, productSub]]);
+    const active = (await api.get('/v1/retail/monitoring/list')).body.tasks[0].result;
+    expect(active.map((r: { status: string }) => r.status)).toEqual(['active', 'active']);
+    expect(await startMonitoringRun(db, { subscriptionId: keywordSub, runKey: `m:${keywordSub}:test-run:${++runs}`, reserve: true, pages: 2 })).toBe('reserved');
   });
 
   it('a new keyword subscription starts paused when the balance cannot pay a run of its pages', async () => {
