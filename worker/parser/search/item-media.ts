@@ -1,11 +1,22 @@
 /** A card's `image_url` and `variants_count` (search-page-contract.md "Item fields"). */
 import { textIn, type View } from './view.js';
 
-/** Reads the card's `img.s-image` `src` when it is an absolute https URL (a saved copy's local path is not), else null. */
+/**
+ * The card's image: `img.s-image` (2019+), and the same element of the older layouts
+ * (`img.s-access-image` 2016–2018, `img.productImage` 2014). The "no image" placeholder
+ * (`img.placeholder`) is not the card's image.
+ */
+const CARD_IMAGE = 'img.s-image, img.s-access-image, img.productImage';
+
+/**
+ * Reads the card image's `src` as an absolute https URL: an `http://` src is written `https://`
+ * (RULINGS.md image_url); a saved copy's local path ("amazon2_files/…") is not a URL -> null.
+ */
 export function readCardImage<E>(v: View<E>, card: E): string | null {
-  const img = v.one(card, 'img.s-image');
+  const img = v.one(card, CARD_IMAGE);
   const src = img ? (v.attr(img, 'src') ?? '').trim() : '';
-  return /^https:\/\/\S+$/.test(src) ? src : null;
+  const url = src.replace(/^http:\/\//i, 'https://');
+  return /^https:\/\/\S+$/.test(url) ? url : null;
 }
 
 /** Swatches of a card's colour row. */

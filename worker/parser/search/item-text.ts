@@ -50,18 +50,24 @@ export function readCardBadges<E>(v: View<E>, card: E): string[] {
   return out;
 }
 
-/** Coupon components of a card. */
-const COUPONS = '.s-coupon-unclipped, [data-cy="coupon-recipe"], .s-coupon-highlight-color';
+/**
+ * Coupon components of a card: the 2019+ coupon component (its shown, unclipped half; the clipped
+ * twin is hidden), and the 2017–2018 coupon drawn in badge styling (`.sx-bestseller`: "Save 10%" +
+ * "with coupon").
+ */
+const COUPONS = '.s-coupon-unclipped, [data-cy="coupon-recipe"], .s-coupon-highlight-color, .sx-bestseller';
 
 /** Reads the coupon text as shown ("Save 10% with coupon"), or null. */
 export function readCardCoupon<E>(v: View<E>, card: E): string | null {
-  const el = v.one(card, COUPONS);
-  const holder = el && v.is(el, '.s-coupon-highlight-color') ? (v.parent(el) ?? el) : el;
-  if (!holder) return null;
-  const t = textIn(v, holder, hidden(v));
-  const low = t.toLowerCase();
-  if (!CARD_COUPON_WORDS.some((w) => low.includes(w)) || NOT_COUPON_PHRASES.some((p) => low.includes(p))) return null;
-  return t;
+  for (const el of v.all(card, COUPONS)) {
+    if (v.closest(el, '.s-coupon-clipped, .aok-hidden')) continue;
+    const holder = v.is(el, '.s-coupon-highlight-color') ? (v.parent(el) ?? el) : el;
+    const t = textIn(v, holder, hidden(v));
+    const low = t.toLowerCase();
+    if (!CARD_COUPON_WORDS.some((w) => low.includes(w))) continue;
+    return NOT_COUPON_PHRASES.some((p) => low.includes(p)) ? null : t;
+  }
+  return null;
 }
 
 /** The delivery block of a card (2019+ layouts). */
