@@ -33,18 +33,32 @@ export function readCardTitle<E>(v: View<E>, card: E): CardTitle {
   return { title, brand };
 }
 
-/** Badge elements of a card. */
-const BADGES = '.a-badge-label-inner, .a-badge-text, [data-cy="certification-recipe"] .s-pc-badge-text, .s-pc-badge-text';
+/**
+ * Badge elements of a card: `a-badge` labels ("Best Seller", "Amazon's Choice", deal badges), the
+ * 2025+ `rio-badge` labels, and the certification pills (`s-pc-badge`, "Small Business",
+ * "Recycled materials +2 more"; their hidden side sheets are not shown).
+ */
+const BADGES = '.a-badge-label-inner, .a-badge-text, .rio-badge-label, .s-pc-badge, .s-pc-badge-text, .sx-bestseller-badge-primary';
+
+/** Badge tails that name the category ("in Women's Jeans"): not part of the badge label. */
+const CATEGORY_TAIL = /^(in|en|em|in der|dans|nella|nel|dans la|na|no)\b/i;
+
+/** A 2017–2018 coupon drawn in badge styling ("Save 10%" + "with coupon"): a coupon, not a badge. */
+function isCouponBadge<E>(v: View<E>, el: E): boolean {
+  const holder = v.closest(el, '.sx-bestseller');
+  const low = holder ? textIn(v, holder).toLowerCase() : '';
+  return CARD_COUPON_WORDS.some((w) => low.includes(w));
+}
 
 /** Reads the badges: each badge label as shown, without an "in <category>" tail, in card order. */
 export function readCardBadges<E>(v: View<E>, card: E): string[] {
   const out: string[] = [];
-  const seen = new Set<E>();
   for (const el of v.all(card, BADGES)) {
-    if (v.is(el, '.a-badge-text') && v.closest(el, '.a-badge-label-inner')) continue; // read with its label
-    if (seen.has(el)) continue;
-    seen.add(el);
-    const t = textIn(v, el, (e) => v.is(e, '.a-badge-supplementary-text') && /^(in|en|em|in der|dans|nella|nel)\b/i.test(textIn(v, e)));
+    const up = v.parent(el);
+    if (up && v.closest(up, BADGES)) continue; // read with the badge that holds it
+    if (v.closest(el, '.aok-hidden')) continue;
+    if (isCouponBadge(v, el)) continue;
+    const t = textIn(v, el, (e) => hidden(v)(e) || (v.is(e, '.a-badge-supplementary-text, .rio-badge-supplementary-text') && CATEGORY_TAIL.test(textIn(v, e))));
     if (t && !out.includes(t)) out.push(t);
   }
   return out;
