@@ -8,6 +8,11 @@ import { OTHER_OFFER_BLOCKS } from './item-offer.js';
 import { TITLE_HEADINGS } from './cards.js';
 import { linesOf, textIn, type View } from './view.js';
 
+/** A byline's lead word ("by Apple", "von Bosch"). */
+const BYLINE = /^(?:by|von|par|di|por|door)\s+/i;
+/** A release date shown beside a title ("Aug 1, 2008", "(1960)"). */
+const RELEASE_DATE = /(?:^|\D)(?:1[89]|20)\d{2}\)?$/;
+
 const hidden = <E>(v: View<E>) => (e: E): boolean => v.is(e, '.a-offscreen, .aok-hidden, .s-coupon-clipped');
 
 /** Title and brand line of a card. */
@@ -30,7 +35,25 @@ export function readCardTitle<E>(v: View<E>, card: E): CardTitle {
   const i = heads.indexOf(linked);
   const above = i > 0 ? heads[i - 1]! : null;
   const brand = above && v.one(above, 'a') === null ? textIn(v, above, hidden(v)) || null : null;
-  return { title, brand };
+  return { title, brand: brand ?? bylineBrand(v, linked) };
+}
+
+/** The row that holds a pre-2019 card's title heading and its byline (2015–2018), or the 2014 heading. */
+const TITLE_ROW = '.a-row.a-spacing-small, h3.title';
+
+/**
+ * The brand of a pre-2019 byline ("by Apple" under the title -> "Apple"). A contributor byline is not a
+ * brand line (RULINGS.md title and brand): its names link to the contributor's page, or the title row
+ * shows a release date beside it ("Aug 1, 2008", "(1960)"), as book, music, app and video cards do.
+ */
+function bylineBrand<E>(v: View<E>, heading: E): string | null {
+  const row = v.is(heading, 'h3.title') ? heading : v.closest(heading, TITLE_ROW);
+  if (!row) return null;
+  const kids = v.kids(row).filter((k): k is E => typeof k !== 'string');
+  const byline = kids.find((k) => BYLINE.test(textIn(v, k)));
+  if (!byline || v.one(byline, 'a') !== null) return null;
+  if (kids.some((k) => k !== byline && !v.one(k, TITLE_HEADINGS) && !v.is(k, TITLE_HEADINGS) && RELEASE_DATE.test(textIn(v, k)))) return null;
+  return textIn(v, byline, hidden(v)).replace(BYLINE, '').trim() || null;
 }
 
 /**
