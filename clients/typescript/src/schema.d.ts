@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Stop monitoring products
-         * @description Deletes each named subscription (1 to 100 elements); its observations stay in history. Free.
+         * @description Deletes each named subscription (1 to 100 elements: by `id`, `asin` + `marketplace`, or `keyword` + `marketplace`); its observations stay in history. Free.
          */
         post: operations["monitoringDelete"];
         delete?: never;
@@ -312,7 +312,7 @@ export interface paths {
         };
         /**
          * List subscriptions
-         * @description Active and paused subscriptions, oldest first, each with its latest delivered observation.
+         * @description Active and paused subscriptions of both kinds, oldest first: a product subscription with its latest delivered observation (`latest_observation`), a keyword subscription (`kind: "search"`) with the SearchResults of its last delivered run (`latest_results`).
          */
         get: operations["monitoringList"];
         put?: never;

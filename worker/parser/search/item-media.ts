@@ -1,29 +1,41 @@
 /** A card's `image_url` and `variants_count` (search-page-contract.md "Item fields"). */
 import { textIn, type View } from './view.js';
 
-/** Reads the card's `img.s-image` `src` when it is an absolute https URL (a saved copy's local path is not), else null. */
+/**
+ * The card's image: `img.s-image` (2019+), and the same element of the older layouts
+ * (`img.s-access-image` 2016–2018, `img.productImage` 2014). The "no image" placeholder
+ * (`img.placeholder`) is not the card's image.
+ */
+const CARD_IMAGE = 'img.s-image, img.s-access-image, img.productImage';
+
+/**
+ * Reads the card image's `src` as an absolute https URL: an `http://` src is written `https://`
+ * (RULINGS.md image_url); a saved copy's local path ("amazon2_files/…") is not a URL -> null.
+ */
 export function readCardImage<E>(v: View<E>, card: E): string | null {
-  const img = v.one(card, 'img.s-image');
+  const img = v.one(card, CARD_IMAGE);
   const src = img ? (v.attr(img, 'src') ?? '').trim() : '';
-  return /^https:\/\/\S+$/.test(src) ? src : null;
+  const url = src.replace(/^http:\/\//i, 'https://');
+  return /^https:\/\/\S+$/.test(url) ? url : null;
 }
 
-/** Swatches of a card's colour row. */
-const SWATCHES = '.s-color-swatch-outer-circle, .s-color-swatch-pad';
-const TAIL = /^\+\s*(\d+)(?:\s|$)/;
+/** Swatches of a card's colour row (2019+ circles; 2017–2018 colour twister thumbnails). */
+const SWATCHES = '.s-color-swatch-outer-circle, .s-color-swatch-pad, li.s-color-twister-list-item';
+/** A swatch tail: "+41", "+ 2 andere Farben/Muster", "Mais 3 cores/estampas" (pt); group 1: N. */
+const TAIL = /^(?:\+|mais\s)\s*(\d+)(?:\s|$)/i;
 
 /**
  * Reads `variants_count`: the number of a "+N other colors/patterns"-type swatch tail, else the number
  * of swatches shown; null when the card shows neither. Option counts ("Options: 3 sizes") are not it.
  */
 export function readCardVariants<E>(v: View<E>, card: E): number | null {
-  const row = v.one(card, '.s-color-swatch-container, [data-cy="color-swatches"], .s-variation-options-text');
+  // The colour row first: an "Options: 3 sizes" row beside it is no swatch tail.
+  const row = v.one(card, '.s-color-swatch-container, [data-cy="color-swatches"]') ?? v.one(card, '.s-variation-options-text');
   const scope = row ?? card;
   for (const el of v.all(scope, 'a, span, u')) {
     const m = TAIL.exec(textIn(v, el));
     if (m) return Number(m[1]);
   }
-  if (!row) return null;
-  const n = v.all(row, SWATCHES).length;
+  const n = v.all(scope, SWATCHES).length;
   return n > 0 ? n : null;
 }

@@ -63,9 +63,46 @@ function unreadReason(text: string, marketplace: Marketplace): MissingReason {
  */
 const LEGACY_PRICES = '.sx-price, .s-price, td.toeOurPrice, td.toeOurPriceWithRent';
 
+/**
+ * Where the main offer's prices sit: the card's first price block (`data-cy="price-recipe"`, 2021+
+ * layouts) when it has one — later format rows of a multi-format card and other-offer blocks sit
+ * outside it — else the whole card.
+ */
+export function priceScope<E>(v: View<E>, card: E): E {
+  return v.one(card, '[data-cy="price-recipe"]') ?? card;
+}
+
+/** A divider that opens a later format row of a multi-format card ("Kindle", "Audible Audiobook"). */
+const FORMAT_DIVIDER = 'hr.a-divider-normal';
+
+/**
+ * The elements matching `selector` in the main offer's part of the card (`priceScope`), in card order,
+ * up to the first format divider: what follows it is another format's offer.
+ */
+export function inMainOffer<E>(v: View<E>, card: E, selector: string, root: E = priceScope(v, card)): E[] {
+  const out: E[] = [];
+  for (const el of v.all(root, `${FORMAT_DIVIDER}, ${selector}`)) {
+    if (v.is(el, FORMAT_DIVIDER)) break;
+    out.push(el);
+  }
+  return out;
+}
+
+/**
+ * A `textIn` skip test that leaves out other-offer blocks and everything from the first format divider
+ * on (`textIn` asks in card order, so once the divider is seen every later element is skipped).
+ */
+export function mainOfferOnly<E>(v: View<E>): (e: E) => boolean {
+  let after = false;
+  return (e) => {
+    if (!after && v.is(e, FORMAT_DIVIDER)) after = true;
+    return after || v.is(e, OTHER_OFFER_BLOCKS);
+  };
+}
+
 /** The main offer's price elements, in card order (not struck, not unit prices, not other offers). */
 function mainPrices<E>(v: View<E>, card: E): E[] {
-  const modern = v.all(card, '.a-price').filter((el) => !v.is(el, '.a-text-price') && !inOtherOffer(v, el, card));
+  const modern = inMainOffer(v, card, '.a-price').filter((el) => !v.is(el, '.a-text-price') && !inOtherOffer(v, el, card));
   if (modern.length) return modern;
   const legacy = v.all(card, LEGACY_PRICES);
   const first = legacy.find((el) => v.is(el, '.sx-price')) ?? legacy.find((el) => v.is(el, '.s-price')) ?? legacy[0];
@@ -161,7 +198,7 @@ export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketpla
     const legacy = v.one(card, '.a-text-strike, td.toeListPrice');
     return legacy ? parseCardMoney(textIn(v, legacy), marketplace) : null;
   }
-  for (const el of v.all(card, '.a-price.a-text-price')) {
+  for (const el of inMainOffer(v, card, '.a-price.a-text-price')) {
     if (inOtherOffer(v, el, card)) continue;
     const label = labelBefore(v, el);
     if (OTHER_PRODUCT_PRICE_LABELS.some((l) => label.endsWith(l))) continue;
@@ -178,12 +215,24 @@ export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketpla
 const PRIME_ICONS = 'i.a-icon-prime, .a-icon-prime, .s-prime, [aria-label="Amazon Prime"], i.a-icon-prime-jp, .a-icon-prime-in, .a-icon-prime-br';
 
 /**
- * Reads `prime`: null when the card shows no price; true when the main offer shows the Prime badge or
- * Prime wording ("FREE delivery … with Prime", "Join Prime …", a Prime member price row); else false.
+ * Reads `prime` for the offer whose price was read (`priceEl`; null when the item carries no price ->
+ * null): true when the main offer shows the Prime badge or Prime wording ("FREE delivery … with
+ * Prime", "Join Prime …", a Prime member price row); else false. In a 2014 Formats table each price
+ * cell is followed by its own Prime cell: only the main price cell's counts.
  */
-export function readCardPrime<E>(v: View<E>, card: E, shown: boolean): boolean | null {
-  if (!shown) return null;
-  if (v.all(card, PRIME_ICONS).some((el) => !inOtherOffer(v, el, card))) return true;
-  const t = textIn(v, card, (e) => v.is(e, OTHER_OFFER_BLOCKS)).toLowerCase();
+export function readCardPrime<E>(v: View<E>, card: E, priceEl: E | null): boolean | null {
+  if (priceEl === null) return null;
+  if (v.is(priceEl, 'td')) return primeCellAfter(v, priceEl);
+  if (inMainOffer(v, card, PRIME_ICONS, card).some((el) => !inOtherOffer(v, el, card))) return true;
+  const t = textIn(v, card, mainOfferOnly(v)).toLowerCase();
   return CARD_PRIME_PHRASES.some((p) => t.includes(p));
+}
+
+/** The 2014 Formats table: true when the cell right after the price cell holds the Prime sprite. */
+function primeCellAfter<E>(v: View<E>, cell: E): boolean {
+  const row = v.parent(cell);
+  if (!row) return false;
+  const cells = v.kids(row).filter((k): k is E => typeof k !== 'string' && v.tag(k) === 'td');
+  const next = cells[cells.indexOf(cell) + 1];
+  return next !== undefined && v.one(next, '.sprPrime') !== null;
 }

@@ -1,18 +1,28 @@
 /** A card's `rating`, `ratings_count` and `bought_past_month` (search-page-contract.md "Item fields"). */
 import { parseRating } from '../rating.js';
 import { clean } from '../text.js';
-import { BOUGHT_PATTERNS } from './words.js';
+import { BOUGHT_PATTERNS, RATING_ZH } from './words.js';
 import { OTHER_OFFER_BLOCKS } from './item-offer.js';
 import { linesOf, textIn, type View } from './view.js';
 
-/** Reads the average stars ("4.5 out of 5 stars", "5つ星のうち4.4"), or null. */
+/**
+ * Reads the average stars ("4.5 out of 5 stars", "5つ星のうち4.4", the zh_TW interface's "4.3 顆星，最高
+ * 5 顆星"), from the star icon's text or an `aria-label`, or (2014 star sprites) the star link's `alt`.
+ */
 export function readCardRating<E>(v: View<E>, card: E): number | null {
-  for (const el of v.all(card, '.a-icon-alt, [aria-label]')) {
-    const t = v.is(el, '.a-icon-alt') ? textIn(v, el) : (v.attr(el, 'aria-label') ?? '');
-    const r = parseRating(t);
+  for (const el of v.all(card, '.a-icon-alt, [aria-label], a[alt]')) {
+    const t = v.is(el, '.a-icon-alt') ? textIn(v, el) : (v.attr(el, 'aria-label') ?? v.attr(el, 'alt') ?? '');
+    const r = parseRating(t) ?? parseZhRating(t);
     if (r !== null) return r;
   }
   return null;
+}
+
+/** "4.3 顆星，最高 5 顆星" -> 4.3; null when not that phrase. */
+function parseZhRating(text: string): number | null {
+  const m = RATING_ZH.exec(clean(text));
+  const n = m ? Number(m[1]!) : NaN;
+  return n >= 1 && n <= 5 ? n : null;
 }
 
 /**

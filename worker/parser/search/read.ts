@@ -38,7 +38,9 @@ function readItem<E>(v: View<E>, card: E, marketplace: Marketplace, position: nu
     ratings_count: readCardRatingsCount(v, card),
     bought_past_month: readCardBought(v, card),
     badges: readCardBadges(v, card),
-    prime: readCardPrime(v, card, price.shown),
+    // prime describes the offer whose price the item carries: null exactly when price is (RULINGS.md
+    // prime: no price, or only one in another currency or a range, is no offer to describe).
+    prime: readCardPrime(v, card, price.price !== null ? (price.el as E) : null),
     coupon: readCardCoupon(v, card),
     delivery: readCardDelivery(v, card),
     image_url: readCardImage(v, card),

@@ -91,3 +91,6 @@ export const OTHER_OFFERS_PHRASES: readonly string[] = [
   'weitere angebote', 'autres vendeurs', 'autres offres', 'altre offerte', 'otras ofertas', 'outras ofertas',
   'その他の出品', 'offers', 'angebote',
 ];
+
+/** The star phrase of amazon.com's zh_TW interface ("4.3 顆星，最高 5 顆星"); group 1: the average. */
+export const RATING_ZH = /(\d(?:\.\d{1,2})?)\s*顆星[，,]?\s*最高\s*5\s*顆星/;
