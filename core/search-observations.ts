@@ -39,12 +39,16 @@ const ASIN = /^[0-9A-Z]{10}$/;
 
 /**
  * An ASIN as `search_observations.item_asins` holds it: its value in base 36, exact in a double
- * (36^10 < 2^53) and 8 bytes in the row where the text takes 16; null when `asin` is not 10
- * characters [0-9A-Z] (no ASIN the API accepts, so no rank history asks for it).
+ * (36^10 < 2^53) and 8 bytes in the row where the text takes 16; `NOT_AN_ASIN` (-1) when `asin`
+ * is not 10 characters [0-9A-Z] (no ASIN the API accepts, so no rank history asks for it; the
+ * array holds no nulls, which Prisma's lists cannot read).
  */
-export function asinCode(asin: string): number | null {
-  return ASIN.test(asin) ? parseInt(asin, 36) : null;
+export function asinCode(asin: string): number {
+  return ASIN.test(asin) ? parseInt(asin, 36) : NOT_AN_ASIN;
 }
+
+/** `asinCode` of a card whose data-asin is not an ASIN. */
+export const NOT_AN_ASIN = -1;
 
 /** The stored content of an item: every SearchItem field but its place in the list. */
 export type ItemDoc = Omit<SearchItem, 'position' | 'organic_position' | 'sponsored'>;
@@ -307,8 +311,9 @@ const RANK_HISTORY: Statement = {
 export async function rankHistory(db: Db, q: { keyword: string; marketplace: string; asin: string; days: number; now?: Date }): Promise<RankPoint[]> {
   type Row = { observed_at: Date; page: number; position: number | null; sponsored: boolean | null; organic_position: number | null };
   const now = q.now ?? new Date();
-  // -1 is no ASIN's code: a malformed `asin` matches nothing (never the nulls of malformed cards).
-  const code = asinCode(q.asin.trim().toUpperCase()) ?? -1;
+  // A malformed `asin` asks for -2, which no card has (malformed cards hold NOT_AN_ASIN).
+  const asked = asinCode(q.asin.trim().toUpperCase());
+  const code = asked === NOT_AN_ASIN ? -2 : asked;
   const { rows } = await db.sql.query<Row>(RANK_HISTORY, [
     storableText(searchKeywordKey(q.keyword)), q.marketplace, code, now.toISOString(), Math.ceil(q.days),
   ]);

@@ -202,6 +202,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       const odd = { ...labelled.items[0]!, asin: 'ODD-ASIN' };
       const oddId = await storeSearchObservation(app.db, read('odd cards', at, [odd]));
       expect((await searchResultsById(app.db, [oddId])).get(oddId)!.items[0]!.asin).toBe('ODD-ASIN');
+      expect((await app.prisma.searchObservation.findUniqueOrThrow({ where: { id: oddId } })).itemAsins).toEqual([-1n]);
       expect((await rankHistory(app.db, { keyword: 'odd cards', marketplace: 'de', asin: 'ODD-ASIN', days: 1, now: at }))[0]?.position).toBeNull();
     });
 

@@ -7,7 +7,7 @@
 --   item contents' ids, the ASINs (rank history reads them without touching `search_items`) and
 --   the sponsored flags. Positions and organic positions follow from the order. An ASIN is kept as
 --   its value in base 36 (10 characters [0-9A-Z] < 36^10 < 2^53), 8 bytes where a text element
---   takes 16; a card whose data-asin is not of that form (no ASIN the API accepts) has null there.
+--   takes 16; a card whose data-asin is not of that form (no ASIN the API accepts) has -1 there.
 -- `keyword_key` (lowercased, white space collapsed) is the identity of a keyword for reuse, latest
 -- and rank history; `keyword` keeps the text as posted.
 
@@ -47,7 +47,8 @@ CREATE TABLE "search_observations" (
     CONSTRAINT "search_observations_pkey" PRIMARY KEY ("id"),
     CONSTRAINT "search_observations_lists" CHECK (
         cardinality("item_ids") = cardinality("item_asins") AND cardinality("item_ids") = cardinality("item_sponsored")
-        AND array_position("item_ids", NULL) IS NULL)
+        AND array_position("item_ids", NULL) IS NULL AND array_position("item_asins", NULL) IS NULL
+        AND array_position("item_sponsored", NULL) IS NULL)
 );
 
 -- latest / reuse: the newest read of a keyword's page.
