@@ -81,7 +81,8 @@ export async function createWorker(options: { config: Config; connection: Native
     connection,
     namespace: options.config.TEMPORAL_NAMESPACE,
     taskQueue: pageReadQueue(options.config.TEMPORAL_TASK_QUEUE),
-    activities: { readProductPage: activities.readProductPage },
+    // Product and search pages share the browser grid's slots.
+    activities: { readProductPage: activities.readProductPage, readSearchPage: activities.readSearchPage },
     maxConcurrentActivityTaskExecutions: pageSlots,
     // Graceful shutdown drains: a read under way may finish (navigation limit + parse and store)
     // before it is cancelled, so a SIGTERM does not cost a task one of its read attempts.
