@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../../api/admin/accounts.js';
 import { PLANS } from '../../core/domain/pricing.js';
 import { SEARCH_ATTRIBUTES } from '../../core/domain/operator-view.js';
@@ -80,7 +80,11 @@ describeNeeding([savedSearchPages], 'search reads through the browser grid', () 
 
   it('a two-page task reads both pages through the browser: the ranks the pages show, charged twice the search price', { timeout: 180_000 }, async () => {
     const { api, id: accountId } = await customer('search-e2e');
-    const { id, task } = await postAndWait(api, { keyword: '  Laptop ', marketplace: 'com', pages: 2, tag: 'e2e' });
+    const posted = await api.post('/v1/retail/search/task_post', [{ keyword: '  Laptop ', marketplace: 'com', pages: 2, tag: 'e2e' }]);
+    const id = posted.body.tasks[0].id as string;
+    // Finished, uncollected: tasks_ready lists it until task_get collects it.
+    await waitFor(async () => (await api.get('/v1/retail/search/tasks_ready')).body.tasks[0].result.some((t: { id: string }) => t.id === id), 120_000, 250);
+    const task = (await api.get(`/v1/retail/search/task_get/${id}`)).body.tasks[0] as Record<string, unknown>;
     expect(task.status_code).toBe(20000);
     const result = task.result as SearchResults[];
     expect(result.map((r) => [r.keyword, r.page, r.status, r.url])).toEqual([
@@ -95,8 +99,7 @@ describeNeeding([savedSearchPages], 'search reads through the browser grid', () 
     expect(money.balance).toBeCloseTo(1 - 2 * searchPrice, 9);
     expect(money.entries.filter((e) => e.kind !== 'topup').map((e) => [e.kind, e.amount, e.taskId])).toEqual([['charge', -2 * searchPrice, id]]);
 
-    const ready = await api.get('/v1/retail/search/tasks_ready');
-    expect(ready.body.tasks[0].result.map((t: { id: string }) => t.id)).toContain(id);
+    expect((await api.get('/v1/retail/search/tasks_ready')).body.tasks[0].result.map((t: { id: string }) => t.id)).not.toContain(id);
 
     // The operators' view: the workflow carries the keyword, marketplace, account and result code.
     const described = await running.client.workflow.getHandle(id).describe();
@@ -117,7 +120,6 @@ describeNeeding([savedSearchPages], 'search reads through the browser grid', () 
     expect(task.status_code).toBe(20000);
     const result = task.result as SearchResults[];
     expect(result.map((r) => [r.page, r.status, r.items.length])).toEqual([[1, 'no_results', 0]]);
-    expect(task.cost).toBeCloseTo(searchPrice, 9);
     expect((await accountMoney(running.stack.db.prisma, { id: accountId })).balance).toBeCloseTo(1 - searchPrice, 9);
   });
 
