@@ -65,6 +65,13 @@ export function searchKey(domain: string, keyword: string, page: number): string
 
 const isSearchKind = (kind: PageKind): boolean => kind === 'search' || kind === 'no_results';
 
+/**
+ * A row answers a search path when it is a search page, or a robot check / error page saved at a
+ * search path (a keyword and no ASIN): reads of search pages meet those too.
+ */
+const isSearchRow = (kind: PageKind, asin: string, keyword: string): boolean =>
+  isSearchKind(kind) || (!asin && keyword !== '' && (kind === 'captcha' || kind === 'other'));
+
 /** Kinds that are observations of the product win ties over robot checks and error pages. */
 function isObservationKind(kind: PageKind): boolean {
   return kind !== 'captcha' && kind !== 'other';
@@ -72,7 +79,8 @@ function isObservationKind(kind: PageKind): boolean {
 
 /**
  * Loads `<dir>/MANIFEST.tsv`. Rows with an empty `asin` (an empty `keyword` for kinds `search` and
- * `no_results`), an unknown `kind` or a missing file are skipped (with a warning); of two search
+ * `no_results`; rows of kind `captcha` or `other` with a keyword and no ASIN answer that search
+ * path), an unknown `kind` or a missing file are skipped (with a warning); of two search
  * rows for the same marketplace, keyword and page the first is served. When several rows share marketplace + ASIN, the newest `approx_year`
  * is served; on equal years an observation page (product, no_bsr, unavailable, not_found) beats a
  * captcha/other page, then the earlier row wins. Shadowed rows are listed in `warnings`.
@@ -104,7 +112,7 @@ export async function loadManifest(dir: string): Promise<ReplayManifest> {
       warnings.push(`${file}: no keyword, not addressable`);
       continue;
     }
-    if (!asin && !isSearchKind(kind)) {
+    if (!asin && !isSearchRow(kind, asin, keyword)) {
       warnings.push(`${file}: no asin, not addressable`);
       continue;
     }
@@ -133,7 +141,7 @@ export async function loadManifest(dir: string): Promise<ReplayManifest> {
       year: Number.isFinite(yearNumber) ? yearNumber : 0,
       status: KIND_STATUS[kind],
     };
-    if (isSearchKind(kind)) {
+    if (isSearchRow(kind, asin, keyword)) {
       const resultsPage = Number.parseInt(cell('page'), 10);
       page.search = { keyword, page: Number.isInteger(resultsPage) && resultsPage > 0 ? resultsPage : 1 };
       const key = searchKey(page.domain, keyword, page.search.page);

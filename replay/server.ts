@@ -129,7 +129,7 @@ async function handle(
   if (search && keyword !== null) {
     const resultsPage = Number.parseInt(url.searchParams.get('page') ?? '1', 10);
     const page = manifest.searches.get(searchKey(hostOf(search[1] ?? ''), keyword, Number.isInteger(resultsPage) && resultsPage > 0 ? resultsPage : 1));
-    return void send(req, res, 200, page ? await fs.readFile(page.filePath) : Buffer.from(noResultsPage(keyword), 'utf8'));
+    return void send(req, res, page?.status ?? 200, page ? await fs.readFile(page.filePath) : Buffer.from(noResultsPage(keyword), 'utf8'));
   }
 
   const match = PRODUCT_PATH.exec(pathname);

@@ -81,6 +81,7 @@ export async function createWorker(options: { config: Config; connection: Native
     connection,
     namespace: options.config.TEMPORAL_NAMESPACE,
     taskQueue: pageReadQueue(options.config.TEMPORAL_TASK_QUEUE),
+    // Product and search pages share the browser grid's slots.
     activities: { readProductPage: activities.readProductPage, readSearchPage: activities.readSearchPage },
     maxConcurrentActivityTaskExecutions: pageSlots,
     // Graceful shutdown drains: a read under way may finish (navigation limit + parse and store)

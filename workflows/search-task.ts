@@ -14,7 +14,7 @@
 import { ActivityFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import { pageReadQueue } from '../core/domain/queues.js';
 import { STATUS } from '../core/domain/status-codes.js';
-import type { SearchTaskInput, SearchTaskOutcome } from '../core/domain/task-messages.js';
+import { SEARCH_REUSE_WINDOW_MS, type SearchTaskInput, type SearchTaskOutcome } from '../core/domain/task-messages.js';
 import type { ActivityContract } from './activity-contract.js';
 import { BOOKKEEPING_OPTIONS } from './legacy-product-task.js';
 import { showDetails, upsertResultCode } from './operator-view.js';
@@ -23,8 +23,6 @@ import { startWebhookDeliveries } from './webhook-delivery.js';
 /** Failing or completing the task is a short database write: a local activity. */
 const bookkeeping = proxyLocalActivities<ActivityContract>(BOOKKEEPING_OPTIONS);
 
-/** A stored read younger than this answers a page without loading it (the reuse window, ms). */
-export const SEARCH_REUSE_MS = 60 * 60_000;
 
 export async function searchTask(input: SearchTaskInput): Promise<SearchTaskOutcome> {
   const { readSearchPage } = proxyActivities<ActivityContract>({
@@ -37,7 +35,7 @@ export async function searchTask(input: SearchTaskInput): Promise<SearchTaskOutc
   const ids: string[] = [];
   try {
     // Workflow time is deterministic: the reuse window is measured from the workflow's start.
-    const reuseSince = new Date(workflowInfo().startTime.getTime() - SEARCH_REUSE_MS).toISOString();
+    const reuseSince = new Date(workflowInfo().startTime.getTime() - SEARCH_REUSE_WINDOW_MS).toISOString();
     let observedAt: string | undefined;
     for (let page = 1; page <= input.pages; page++) {
       const read = await readSearchPage({

@@ -11,16 +11,20 @@
  * | monitor_product | POST /v1/retail/monitoring/add | free; `monitoring` per delivered observation |
  * | list_monitors | GET /v1/retail/monitoring/list | free |
  * | account | GET /v1/appendix/user_data | free |
+ * | search_keyword | POST /v1/retail/search/live | `search_live` per call (a stored read of the last 60 minutes answers at once) |
+ * | keyword_rank_history | POST /v1/retail/search/rank_history | `history` per call |
  */
 import type { AuthAccount } from '../../core/authentication.js';
 import type { BatchOutcome } from '../../core/domain/outcomes.js';
 import { planOf, type Rates } from '../../core/pricing.js';
 import { statsTask } from '../../core/validation/analytics.js';
 import { historyTask, liveTask, monitoringAddTask, monitoringListQuery } from '../../core/validation/requests.js';
+import { rankHistoryTask, searchLiveTask } from '../../core/validation/search-fields.js';
 import { history } from '../services/history.js';
 import { live } from '../services/live.js';
 import { addMonitoring, listMonitoring, type MonitoringDeps } from '../services/monitoring.js';
 import type { ProductTaskDeps } from '../services/product-tasks.js';
+import { searchLive, searchRankHistory } from '../services/search-tasks.js';
 import { stats } from '../services/stats.js';
 import { userData } from '../services/user-data.js';
 import { toolInputSchema, type JsonSchema } from './schemas.js';
@@ -125,6 +129,24 @@ export const TOOLS: readonly Tool[] = [
     tasks: 0,
     idempotent: false,
     run: (deps, account) => userData(deps.db, account),
+  },
+  {
+    name: 'search_keyword',
+    endpoint: 'live',
+    description: (r) => `The first results page of a keyword search on a marketplace as a SearchResults object: every result card in page order with its position, organic position (null for sponsored cards), sponsored flag, ASIN, title, price, rating and badges; \`status\` no_results when the marketplace has none. A read of the last 60 minutes answers at once, otherwise the page is read live (up to 60 s). Price: ${usd(r.search_live)} per call (POST search/live); a read that failed (50301) is refunded.`,
+    inputSchema: toolInputSchema(searchLiveTask, idempotencyKey),
+    tasks: 1,
+    idempotent: true,
+    run: (deps, account, args) => searchLive(deps, account, [args]),
+  },
+  {
+    name: 'keyword_rank_history',
+    endpoint: 'rank_history',
+    description: (r) => `Where one ASIN stood for a keyword in each stored search read of the last \`days\` days (1-365, default 30), newest first: page, position, organic position and sponsored flag, or null positions for reads where it was absent. Price: ${usd(r.history)} per call (POST search/rank_history).`,
+    inputSchema: toolInputSchema(rankHistoryTask),
+    tasks: 1,
+    idempotent: false,
+    run: (deps, account, args) => searchRankHistory(deps, account, [args]),
   },
 ];
 

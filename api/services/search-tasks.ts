@@ -18,13 +18,11 @@ import { batchOutcome, SEARCH_API_PREFIX, taskOutcome, type BatchOutcome } from 
 import { readTaskFields } from '../../core/validation/read-fields.js';
 import { rankHistoryTask, searchLiveTask, searchTaskPostTask, searchWebhookUrlChecks } from '../../core/validation/search-fields.js';
 import { taskArray } from '../../core/validation/task-body.js';
-import { urgencyOfPriority } from '../../core/domain/task-messages.js';
+import { SEARCH_REUSE_WINDOW_MS, urgencyOfPriority } from '../../core/domain/task-messages.js';
 import { webhookKindsOf } from '../../core/domain/webhook-messages.js';
 import { STATUS } from '../../core/domain/status-codes.js';
 import { retentionMs, startOrFail, startWebhooks, type ProductTaskDeps, type WebhookStart } from './product-tasks.js';
 
-/** A stored read younger than this answers a search task's page at once (the contract's 60 minutes), ms. */
-export const SEARCH_REUSE_WINDOW_MS = 60 * 60_000;
 
 /**
  * POST /v1/retail/search/task_post: validates each element (40501 naming the field, 40502 unknown

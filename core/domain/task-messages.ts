@@ -99,6 +99,9 @@ export interface ProductTaskOutcome {
   observationId: string | null;
 }
 
+/** A stored search read younger than this answers a task's page without loading it (search-page-contract.md "API": 60 minutes), ms. */
+export const SEARCH_REUSE_WINDOW_MS = 60 * 60_000;
+
 /** Input of the `searchTask` workflow (workflowId = task id). */
 export interface SearchTaskInput {
   taskId: string;

@@ -18,7 +18,7 @@ import { apiClient } from '../support/http.js';
 import { accountMoney } from '../support/ledger.js';
 import { toolCall } from '../support/mcp.js';
 
-const TOOL_NAMES = ['get_product', 'product_history', 'product_stats', 'monitor_product', 'list_monitors', 'account'];
+const TOOL_NAMES = ['get_product', 'product_history', 'product_stats', 'monitor_product', 'list_monitors', 'account', 'search_keyword', 'keyword_rank_history'];
 const product = { asin: 'B0000000P1', marketplace: 'de' };
 
 /**
@@ -45,6 +45,8 @@ export function defineMcpToolTests(stack: () => Stack, connect: (key: string) =>
       expect(byName.get_product!.description).toContain(`$${rates.live} USD`);
       expect(byName.product_history!.description).toContain(`$${rates.history} USD`);
       expect(byName.monitor_product!.description).toContain(`$${rates.monitoring} USD`);
+      expect(byName.search_keyword!.description).toContain(`$${rates.search_live} USD`);
+      expect(byName.keyword_rank_history!.description).toContain(`$${rates.history} USD`);
       // The input schema is the REST element's: the ASIN field with its case-insensitive pattern.
       expect(ajv.validate(byName.get_product!.inputSchema, { asin: 'b0000000p1', marketplace: 'DE' })).toBe(true);
     } finally {
@@ -126,6 +128,26 @@ export function defineMcpToolTests(stack: () => Stack, connect: (key: string) =>
       const money = await accountMoney(stack().db.prisma, { id });
       expect(money.balance).toBe(0);
       expect(money.entries.filter((e) => e.kind !== 'topup')).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('searches a keyword and answers its rank history, charged as the REST calls; a hostile keyword is refused with 40501, nothing charged', { timeout: 120_000 }, async () => {
+    const { id, api_key: key } = await createAccount(stack().db, { login: `${login}-kw`, email: `${login}-kw@example.com`, balance: 1 });
+    const client = await connect(key);
+    try {
+      // The synthetic replay pages hold no search page: the marketplace answers "No results for".
+      const search = await toolCall(client, 'search_keyword', { keyword: `  ${login}  nothing `, marketplace: 'de' });
+      expect(search).toMatchObject({ ok: true, task: { status_code: 20000, cost: rates.search_live, result: [{ keyword: `${login} nothing`, marketplace: 'de', page: 1, status: 'no_results', items: [] }] } });
+      const ranks = await toolCall(client, 'keyword_rank_history', { keyword: `${login} nothing`, marketplace: 'de', asin: 'B0000000P1', days: 7 });
+      expect(ranks).toMatchObject({ ok: true, task: { status_code: 20000, cost: rates.history, result: [{ page: 1, position: null, organic_position: null, sponsored: null }] } });
+      for (const keyword of ['a\u0000b', '\ud800x', 'k'.repeat(10_000), '   ', 'a\u0007b']) {
+        expect(await toolCall(client, 'search_keyword', { keyword, marketplace: 'de' }), JSON.stringify(keyword.slice(0, 9))).toMatchObject({ ok: false, error: { status_code: 40501, status_message: expect.stringContaining('keyword') } });
+      }
+      const money = await accountMoney(stack().db.prisma, { id });
+      expect(money.balance).toBeCloseTo(1 - rates.search_live - rates.history, 9);
+      expect(money.ledgerSum).toBeCloseTo(money.balance, 9);
     } finally {
       await client.close();
     }

@@ -172,6 +172,8 @@ describe('replay server (search pages)', () => {
     'de_search_katze.html': `<html><body>${card('B0000000S3')}</body></html>`,
     'com_search_none.html': '<html><body><span>No results for </span><span>zzqx</span></body></html>',
     'com_search_nokeyword.html': '<html></html>',
+    'com_search_robot.html': '<html><body><form action="/errors/validateCaptcha">Type the characters you see</form></body></html>',
+    'com_search_down.html': '<html><body>Something went wrong</body></html>',
   };
   let replay: ReplayServer;
   beforeAll(async () => {
@@ -183,6 +185,8 @@ describe('replay server (search pages)', () => {
       'de_search_katze.html\tde\t\tsearch\tKatzenfutter\t1',
       'com_search_none.html\tcom\t\tno_results\tzzqx\t',
       'com_search_nokeyword.html\tcom\t\tsearch\t\t',
+      'com_search_robot.html\tcom\t\tcaptcha\trobot keyword\t',
+      'com_search_down.html\tcom\t\tother\tdown keyword\t',
     ].join('\n'));
     replay = await startReplayServer({ dir, port: 0 });
   });
@@ -218,8 +222,17 @@ describe('replay server (search pages)', () => {
     }
   });
 
+  it('serves a captcha or error row saved at a search path with its kind\'s status', async () => {
+    const robot = await get(replay, '/www.amazon.com/s?k=Robot+Keyword');
+    expect(robot.status).toBe(200);
+    expect(robot.body.equals(bytes('com_search_robot.html'))).toBe(true);
+    const down = await get(replay, '/www.amazon.com/s?k=down+keyword');
+    expect(down.status).toBe(503);
+    expect(down.body.equals(bytes('com_search_down.html'))).toBe(true);
+  });
+
   it('skips a search row without keyword and reports it', () => {
-    expect(replay.manifest.searches.size).toBe(4);
+    expect(replay.manifest.searches.size).toBe(6);
     expect(replay.manifest.warnings).toContain('com_search_nokeyword.html: no keyword, not addressable');
   });
 
