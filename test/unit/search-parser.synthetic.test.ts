@@ -205,6 +205,22 @@ describe('search parser: 2025+ badges, coupons, variants, ratings', () => {
   });
 });
 
+describe('search parser: quality.missing', () => {
+  const missingOf = (inner: string, marketplace = com): { field: string; reason: string }[] =>
+    fields(page(card(inner)), marketplace).quality.missing.map(({ field, reason }) => ({ field, reason }));
+
+  it('a bare card: the always-applicable fields are not on the page; optional fields it does not show are not reported', () => {
+    expect(missingOf('')).toEqual(['price', 'rating', 'ratings_count', 'delivery', 'image_url'].map((field) => ({ field, reason: 'not_on_page' })));
+  });
+
+  it('shown but not read: unreadable; a foreign price: other_currency; "No featured offers available": no_featured_offer', () => {
+    const shown = `<div data-cy="price-recipe">${price('$5.00')}</div><i class="a-icon a-star-small-4-5"><span class="a-icon-alt">stars</span></i><img class="s-image" src="page_files/1.jpg"><div data-cy="delivery-recipe">FREE delivery</div><a href="/dp/x#customerReviews">(many)</a><span>bought in past month</span>`;
+    expect(missingOf(shown).map((m) => `${m.field}:${m.reason}`)).toEqual(['rating:unreadable', 'ratings_count:unreadable', 'image_url:unreadable', 'bought_past_month:unreadable']);
+    expect(missingOf(`<div data-cy="price-recipe">${price('TWD 1,234')}</div>`, mp('jp'))[0]).toEqual({ field: 'price', reason: 'other_currency' });
+    expect(missingOf('<div data-cy="secondary-offer-recipe">No featured offers available</div>')[0]).toEqual({ field: 'price', reason: 'no_featured_offer' });
+  });
+});
+
 describe('search parser: page kinds', () => {
   it('a robot check is not an observation', () => {
     const r = parse('<html><body><form action="/errors/validateCaptcha"><p>Enter the characters you see below</p></form></body></html>');

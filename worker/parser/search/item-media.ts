@@ -6,7 +6,7 @@ import { textIn, type View } from './view.js';
  * (`img.s-access-image` 2016–2018, `img.productImage` 2014). The "no image" placeholder
  * (`img.placeholder`) is not the card's image.
  */
-const CARD_IMAGE = 'img.s-image, img.s-access-image, img.productImage';
+export const CARD_IMAGE = 'img.s-image, img.s-access-image, img.productImage';
 
 /**
  * Reads the card image's `src` as an absolute https URL: an `http://` src is written `https://`

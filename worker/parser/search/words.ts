@@ -119,3 +119,12 @@ export const DELIVERY_LINES: readonly RegExp[] = [
 
 /** A shipping cost ending a price row ("$29.99 + $0.55 shipping"); group 1: "+ $0.55 shipping". */
 export const SHIPPING_COST_TAIL = /(\+\s*\D{0,3}\s?\d[\d.,]*\s?\D{0,3}\s+shipping)$/i;
+
+/** A card that offers no featured offer to buy ("No featured offers available", "See options" alone). */
+export const NO_FEATURED_OFFER_PHRASES: readonly string[] = ['no featured offers available', 'see options'];
+
+/** "Bought in past month" wording without a readable number (the line is shown but not read). */
+export const BOUGHT_WORDS: readonly string[] = [
+  'bought in past month', 'im letzten monat gekauft', 'au cours du mois dernier', 'el mes pasado', 'no mês passado',
+  'il mese scorso', '過去1か月で', '過去一個月',
+];
