@@ -131,7 +131,8 @@ export function readCardDelivery<E>(v: View<E>, card: E): string | null {
 const TABLE_DELIVERY = '.toeFastTrack, .sss';
 
 function legacyDelivery<E>(v: View<E>, card: E): string | null {
-  const firstRow = v.one(card, 'tr:has(> td.tpType)');
+  const formatCell = v.one(card, 'td.tpType');
+  const firstRow = formatCell ? v.parent(formatCell) : null;
   const mainOnly = mainOfferOnly(v);
   const skip = (e: E): boolean => hidden(v)(e) || v.is(e, `${TITLE_HEADINGS}, .a-popover-preload`) || mainOnly(e);
   const lines = firstRow ? v.all(firstRow, TABLE_DELIVERY).flatMap((el) => linesOf(v, el, skip)) : linesOf(v, card, skip);

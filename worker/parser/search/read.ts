@@ -8,11 +8,10 @@ import type { SearchItem, SearchPageFields, SearchQuality } from '../../../core/
 import { cardAsin, isItemCard, isSponsored, TITLE_HEADINGS } from './cards.js';
 import { readCardListPrice, readCardPrice, readCardPrime, type CardListPrice, type CardPrice } from './item-offer.js';
 import { CARD_IMAGE, readCardImage, readCardVariants } from './item-media.js';
-import { readCardBought, readCardRating, readCardRatingsCount } from './item-reviews.js';
+import { mentionsBought, readCardBought, readCardRating, readCardRatingsCount } from './item-reviews.js';
 import { readCardBadges, readCardCoupon, readCardDelivery, readCardTitle } from './item-text.js';
 import { isNoResultsText, parseTotalResults, readResultsText } from './result-count.js';
 import { textIn, type View } from './view.js';
-import { BOUGHT_WORDS } from './words.js';
 
 /** The search quality format version. */
 export const SEARCH_QUALITY_VERSION = 1;
@@ -45,13 +44,10 @@ function isDrawn<E>(v: View<E>, el: E): boolean {
 }
 
 /** Why a null item field is null, or null when it is not reported (see `ALWAYS_REPORTED`, `SHOWN_BY`). */
-function missingReason<E>(v: View<E>, card: E, field: keyof SearchItem, price: CardPrice, list: CardListPrice): MissingReason | null {
+function missingReason<E>(v: View<E>, card: E, field: keyof SearchItem, price: CardPrice, list: CardListPrice, boughtShown: boolean): MissingReason | null {
   if (field === 'price') return price.reason ?? 'unreadable';
   if (field === 'list_price') return list.reason;
-  if (field === 'bought_past_month') {
-    const low = textIn(v, card).toLowerCase();
-    return BOUGHT_WORDS.some((w) => low.includes(w)) ? 'unreadable' : null;
-  }
+  if (field === 'bought_past_month') return boughtShown ? 'unreadable' : null;
   const shownBy = SHOWN_BY[field];
   if (shownBy && v.all(card, shownBy).some((el) => isDrawn(v, el))) return 'unreadable';
   return ALWAYS_REPORTED.includes(field) ? 'not_on_page' : null;
@@ -65,6 +61,7 @@ function readItem<E>(v: View<E>, card: E, marketplace: Marketplace, position: nu
   const asin = cardAsin(v, card)!;
   const { title, brand } = readCardTitle(v, card);
   const price = readCardPrice(v, card, marketplace);
+  const boughtShown = mentionsBought(v, card);
   const list: CardListPrice = price.shown ? readCardListPrice(v, card, marketplace) : { price: null, reason: null };
   const item: SearchItem = {
     position,
@@ -78,7 +75,7 @@ function readItem<E>(v: View<E>, card: E, marketplace: Marketplace, position: nu
     list_price: list.price,
     rating: readCardRating(v, card),
     ratings_count: readCardRatingsCount(v, card),
-    bought_past_month: readCardBought(v, card),
+    bought_past_month: boughtShown ? readCardBought(v, card) : null,
     badges: readCardBadges(v, card),
     // prime describes the offer whose price the item carries: null exactly when price is (RULINGS.md
     // prime: no price, or only one in another currency or a range, is no offer to describe).
@@ -90,7 +87,7 @@ function readItem<E>(v: View<E>, card: E, marketplace: Marketplace, position: nu
   };
   for (const field of CHECKED) {
     if (item[field] !== null) continue;
-    const reason = missingReason(v, card, field, price, list);
+    const reason = missingReason(v, card, field, price, list, boughtShown);
     if (reason) missing.push({ position, field, reason });
   }
   return item;
