@@ -1,8 +1,8 @@
 /**
  * The search parser's development corpus: the saved search result pages beside the repository
  * (`../shared/fixtures/search`, never copied into it; MANIFEST.tsv names each page's marketplace,
- * keyword and year) and where their labels live (test/golden/search once reconciled, else labeller
- * a's test/golden/search-labels/a).
+ * keyword and year) and where their labels live (test/golden/search: the reconciled golden set,
+ * with its RULINGS.md and DISAGREEMENTS.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,8 +36,7 @@ export function searchPages(): SearchPage[] {
   });
 }
 
-/** The reconciled labels' folder when it exists, else labeller a's. */
+/** The reconciled golden labels' folder (one JSON file per saved page, named after it). */
 export function searchLabelsDir(): string {
-  const reconciled = path.join(repoRoot, 'test/golden/search');
-  return existsSync(reconciled) ? reconciled : path.join(repoRoot, 'test/golden/search-labels/a');
+  return path.join(repoRoot, 'test/golden/search');
 }

@@ -2,7 +2,7 @@
  * Scores the search parser against the labelled search pages: `npx tsx scripts/golden/search-score.ts
  * [labels dir] [field] [page filter]`. Prints, per item field, the values exact / values, and (with a
  * field) each mismatch as page, position, field, expected, got. Labels default to
- * test/golden/search (the reconciled set), else test/golden/search-labels/a.
+ * test/golden/search (the reconciled golden set).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

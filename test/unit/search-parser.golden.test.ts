@@ -1,6 +1,6 @@
 /**
- * The search parser against the labelled search pages (test/golden/search once reconciled, else
- * labeller a's test/golden/search-labels/a; pages from ../shared/fixtures/search): for every page the
+ * The search parser against the reconciled golden labels (test/golden/search; pages from
+ * ../shared/fixtures/search): for every page the
  * status, result count and every item, field by field in SEARCH_ITEM_FIELDS order. A mismatch names
  * page, position, field, expected and got. Prices, positions and sponsored flags have a test of their
  * own across all pages: none may be wrong.

@@ -111,13 +111,113 @@ describe('search parser: price', () => {
     expect([i.price, i.list_price]).toEqual([{ amount: 8.99, currency: 'USD' }, null]);
   });
 
-  it('a price in another currency is null; the card still shows a price', () => {
+  it('a price in another currency is null, and so is prime (null exactly when price is)', () => {
     const i = item(`<div data-cy="price-recipe">${price('TWD 1,234')}</div>`, mp('jp'));
-    expect([i.price, i.prime]).toEqual([null, false]);
+    expect([i.price, i.prime]).toEqual([null, null]);
+  });
+
+  it('a later format row (after the format divider) feeds no price, list price or Prime', () => {
+    const later = `<hr class="a-divider-normal"><a>Kindle</a>${price('$9.99')}${price('$15.00', 'a-text-price" data-a-strike="true')}<i class="a-icon a-icon-prime" aria-label="Amazon Prime"></i>`;
+    const i = item(`<div class="a-row">${price('$20.00')}</div>${later}`);
+    expect([i.price, i.list_price, i.prime]).toEqual([{ amount: 20, currency: 'USD' }, null, false]);
+  });
+
+  it('a first format block without a price ("No featured offers available") leaves the price null, whatever later formats cost', () => {
+    const i = item(`<div data-cy="price-recipe"><a>Paperback</a></div><div data-cy="secondary-offer-recipe">No featured offers available</div><hr class="a-divider-normal"><a>Audible</a>${price('$0.00')}`);
+    expect([i.price, i.prime]).toEqual([null, null]);
   });
 
   it('a Prime badge in the main offer makes prime true', () => {
     expect(item(`<div data-cy="price-recipe">${price('$5.00')}</div><i class="a-icon a-icon-prime" aria-label="Amazon Prime"></i>`).prime).toBe(true);
+  });
+});
+
+/** A 2015–2018 list card (`li.s-result-item`, no `data-component-type`). */
+function oldCard(inner: string, asin = 'B000000001'): string {
+  return `<li id="result_0" data-asin="${asin}" class="s-result-item celwidget"><div class="a-row a-spacing-small"><a class="s-access-detail-page"><h2 class="s-access-title">Widget</h2></a>${inner}</div></li>`;
+}
+const oldItem = (inner: string, after = ''): SearchItem => fields(page(`<ul id="s-results-list-atf">${oldCard(inner).replace('</li>', `${after}</li>`)}</ul>`)).items[0]!;
+
+describe('search parser: layouts before 2021', () => {
+  it('a "by <name>" line under the title is the brand; a contributor byline (linked name, or a release date beside the title) is not', () => {
+    const by = (name: string): string => `<div class="a-row a-spacing-none"><span class="a-size-small">by</span> <span class="a-size-small">${name}</span></div>`;
+    expect(oldItem(by('Apple')).brand).toBe('Apple');
+    expect(oldItem(by('<a href="/author">Harper Lee</a>')).brand).toBeNull();
+    expect(oldItem(`<span class="a-size-small a-color-secondary">Aug 1, 2008</span>${by('Led Zeppelin')}`).brand).toBeNull();
+  });
+
+  it('the delivery line is the first main-offer line that reads as one; stock notes are not', () => {
+    const row = (t: string): string => `<div class="a-row a-spacing-none"><span class="a-size-small a-color-secondary">${t}</span></div>`;
+    expect(oldItem('', row('Only 2 left in stock - order soon.') + row('Get it by <span class="a-text-bold">Thursday, Feb 4</span>') + row('FREE Shipping on orders over $35')).delivery).toBe('Get it by Thursday, Feb 4');
+    expect(oldItem('', `<div class="a-row"><span class="s-price">$29.99</span><span class="a-letter-space"></span><span class="a-size-small">+ $0.55 shipping</span></div>`).delivery).toBe('+ $0.55 shipping');
+    expect(oldItem('', row('Only 2 left in stock - order soon.')).delivery).toBeNull();
+  });
+
+  it('the old card image: an http src is written https; the no-image placeholder is no image', () => {
+    const img = (cls: string, src: string): string => `<img class="${cls}" src="${src}">`;
+    expect(oldItem('', img('s-access-image', 'http://ecx.images-amazon.com/images/I/1.jpg')).image_url).toBe('https://ecx.images-amazon.com/images/I/1.jpg');
+    expect(oldItem('', img('placeholder', 'http://g-ecx.images-amazon.com/images/G/01/no-img-sm.gif')).image_url).toBeNull();
+  });
+
+  it('colour twister thumbnails count as swatches', () => {
+    const li = '<li class="s-color-twister-list-item"><img src="x.jpg"></li>';
+    expect(oldItem('', `<ul>${li}${li}${li}<li class="s-color-twister-other-color-item">+</li></ul>`).variants_count).toBe(3);
+  });
+
+  it('"#1 Best Seller" drawn as a best-seller badge is a badge; "Save 10%" + "with coupon" in the same styling is a coupon', () => {
+    const badge = (inner: string): string => `<span class="sx-bestseller"><a><i class="sx-bestseller-badge-primary">${inner}</a></span>`;
+    expect(oldItem('', badge('#<span class="rankNumber">1</span> Best Seller</i><span class="sx-bestseller-node">in Lights</span>')).badges).toEqual(['#1 Best Seller']);
+    const c = oldItem('', badge('Save 10%</i> with coupon'));
+    expect([c.badges, c.coupon]).toEqual([[], 'Save 10% with coupon']);
+  });
+
+  it('2014 Formats table: only the Prime cell right after the price cell counts', () => {
+    const table = (cells: string): string => `<table><tr><td class="tpType"><a>Hardcover</a><div class="sss">FREE Shipping</div></td>${cells}</tr></table>`;
+    const legacy = (cells: string): SearchItem =>
+      fields(page(`<div id="atfResults"><div id="result_0" class="result product" name="B000000001"><h3 class="title"><a class="title">Book</a></h3>${table(cells)}</div></div>`)).items[0]!;
+    const prime = '<td><span class="srSprite sprPrime"></span></td>';
+    expect(legacy(`<td class="toeOurPrice"><a>$81.53</a></td>${prime}`).prime).toBe(true);
+    const rent = legacy(`<td class="toeRentPrice"><a>$26.00</a></td>${prime}<td class="toeOurPriceWithRent"><a>$69.65</a></td><td></td>`);
+    expect([rent.price, rent.prime, rent.delivery]).toEqual([{ amount: 69.65, currency: 'USD' }, false, 'FREE Shipping']);
+  });
+});
+
+describe('search parser: 2025+ badges, coupons, variants, ratings', () => {
+  it('rio-badge labels and certification pills are badges; the category tail and the hidden side sheet are not', () => {
+    const rio = '<span class="rio-badge-label"><span>Best Seller</span></span><span class="rio-badge-supplementary-text rio-hidden">in Jeans</span>';
+    const pill = '<a class="s-pc-badge" data-cy="s-pc-faceout-badge"><span>Small Business</span></a><div class="aok-hidden"><span class="s-pc-badge-text">Safer chemicals</span></div>';
+    expect(item(rio + pill).badges).toEqual(['Best Seller', 'Small Business']);
+  });
+
+  it('the coupon is the shown half of the coupon component, not its hidden clipped twin', () => {
+    const c = '<span class="s-coupon-clipped aok-hidden"><span class="s-coupon-highlight-color">You pay $5</span> <span>10% off coupon applied</span></span><span class="s-coupon-unclipped"><span class="s-coupon-highlight-color">You pay $5</span> <span>with coupon</span></span>';
+    expect(item(c).coupon).toBe('You pay $5 with coupon');
+  });
+
+  it('"Mais 3 cores/estampas" is a swatch tail; an "Options: 3 sizes" row is not', () => {
+    const opts = '<span class="s-variation-options-text">Options: <a>3 sizes</a></span>';
+    expect(item(`${opts}<div class="s-color-swatch-container"><a><u>Mais 3 cores/estampas</u></a></div>`, mp('br')).variants_count).toBe(3);
+    expect(item(opts).variants_count).toBeNull();
+  });
+
+  it('the zh_TW interface\'s star phrase is a rating', () => {
+    expect(item('<span aria-label="4.3 顆星，最高 5 顆星"></span>').rating).toBe(4.3);
+  });
+});
+
+describe('search parser: quality.missing', () => {
+  const missingOf = (inner: string, marketplace = com): { field: string; reason: string }[] =>
+    fields(page(card(inner)), marketplace).quality.missing.map(({ field, reason }) => ({ field, reason }));
+
+  it('a bare card: the always-applicable fields are not on the page; optional fields it does not show are not reported', () => {
+    expect(missingOf('')).toEqual(['price', 'rating', 'ratings_count', 'delivery', 'image_url'].map((field) => ({ field, reason: 'not_on_page' })));
+  });
+
+  it('shown but not read: unreadable; a foreign price: other_currency; "No featured offers available": no_featured_offer', () => {
+    const shown = `<div data-cy="price-recipe">${price('$5.00')}</div><i class="a-icon a-star-small-4-5"><span class="a-icon-alt">stars</span></i><img class="s-image" src="page_files/1.jpg"><div data-cy="delivery-recipe">FREE delivery</div><a href="/dp/x#customerReviews">(many)</a><span>bought in past month</span>`;
+    expect(missingOf(shown).map((m) => `${m.field}:${m.reason}`)).toEqual(['rating:unreadable', 'ratings_count:unreadable', 'image_url:unreadable', 'bought_past_month:unreadable']);
+    expect(missingOf(`<div data-cy="price-recipe">${price('TWD 1,234')}</div>`, mp('jp'))[0]).toEqual({ field: 'price', reason: 'other_currency' });
+    expect(missingOf('<div data-cy="secondary-offer-recipe">No featured offers available</div>')[0]).toEqual({ field: 'price', reason: 'no_featured_offer' });
   });
 });
 

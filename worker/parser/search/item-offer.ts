@@ -8,7 +8,7 @@ import type { MissingReason, Price } from '../../../core/product.js';
 import { MONEY } from '../locale.js';
 import { parsePrice } from '../price.js';
 import { clean } from '../text.js';
-import { CARD_PRIME_PHRASES, INSTALLMENT_PATTERN, LIST_PRICE_LABELS, OTHER_PRODUCT_PRICE_LABELS, RENT_WORDS } from './words.js';
+import { CARD_PRIME_PHRASES, INSTALLMENT_PATTERN, LIST_PRICE_LABELS, NO_FEATURED_OFFER_PHRASES, OTHER_PRODUCT_PRICE_LABELS, RENT_WORDS } from './words.js';
 import { textIn, type View } from './view.js';
 
 /** Blocks of other offers inside a card. */
@@ -23,6 +23,13 @@ export interface CardPrice {
   reason: MissingReason | null;
   /** The shown main price element (the list price is read beside it). */
   el: unknown;
+}
+
+/** The list price, and why it is null when the card shows one that could not be read. */
+export interface CardListPrice {
+  price: Price | null;
+  /** Set when a list price is shown but not read (`unreadable`, `other_currency`); null otherwise. */
+  reason: MissingReason | null;
 }
 
 /** Text of a price element: its screen-reader copy (inside it, or beside a 2018 `.sx-price`), else its visible text. */
@@ -133,7 +140,11 @@ export function parseCardMoney(text: string, marketplace: Marketplace): Price | 
  */
 export function readCardPrice<E>(v: View<E>, card: E, marketplace: Marketplace): CardPrice {
   const prices = mainPrices(v, card);
-  if (prices.length === 0) return { price: null, shown: false, reason: 'not_on_page', el: null };
+  if (prices.length === 0) {
+    const low = textIn(v, card).toLowerCase();
+    const reason: MissingReason = NO_FEATURED_OFFER_PHRASES.some((p) => low.includes(p)) ? 'no_featured_offer' : 'not_on_page';
+    return { price: null, shown: false, reason, el: null };
+  }
   const chosen = prices[0]!;
   if (isRental(v, chosen)) {
     // A rental is not the price to pay for the item: the buy price of the same row, else none.
@@ -192,11 +203,17 @@ function labelBefore<E>(v: View<E>, el: E): string {
  * "List:", "Typical:", "Was:", "M.R.P:", … or unlabelled), not one labelled as another format's or
  * product's price ("Print List Price", "Novo preço"), not an instalment.
  */
-export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketplace): Price | null {
+export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketplace): CardListPrice {
+  const read = (el: E): CardListPrice => {
+    const text = v.is(el, '.a-price') ? aPriceText(v, el) : textIn(v, el);
+    const price = parseCardMoney(text, marketplace);
+    // An empty struck element shows no list price: nothing to report.
+    return { price, reason: price || !clean(text) ? null : unreadReason(text, marketplace) };
+  };
   if (v.one(card, '.a-price') === null) {
     // Layouts before `.a-price`: the struck price of the price row (2015–2018), the 2014 "List" column.
     const legacy = v.one(card, '.a-text-strike, td.toeListPrice');
-    return legacy ? parseCardMoney(textIn(v, legacy), marketplace) : null;
+    return legacy ? read(legacy) : { price: null, reason: null };
   }
   for (const el of inMainOffer(v, card, '.a-price.a-text-price')) {
     if (inOtherOffer(v, el, card)) continue;
@@ -206,9 +223,9 @@ export function readCardListPrice<E>(v: View<E>, card: E, marketplace: Marketpla
     const struck = v.attr(el, 'data-a-strike') === 'true';
     const labelled = LIST_PRICE_LABELS.some((l) => label === l || label.endsWith(` ${l}`));
     if (!struck && !labelled) continue;
-    return parseCardMoney(aPriceText(v, el), marketplace);
+    return read(el);
   }
-  return null;
+  return { price: null, reason: null };
 }
 
 /** Prime badges of a card (icon, or its accessible label). */

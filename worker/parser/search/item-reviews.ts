@@ -1,9 +1,9 @@
 /** A card's `rating`, `ratings_count` and `bought_past_month` (search-page-contract.md "Item fields"). */
 import { parseRating } from '../rating.js';
 import { clean } from '../text.js';
-import { BOUGHT_PATTERNS, RATING_ZH } from './words.js';
+import { BOUGHT_PATTERNS, BOUGHT_WORDS, RATING_ZH } from './words.js';
 import { OTHER_OFFER_BLOCKS } from './item-offer.js';
-import { linesOf, textIn, type View } from './view.js';
+import { linesOf, rawText, textIn, type View } from './view.js';
 
 /**
  * Reads the average stars ("4.5 out of 5 stars", "5つ星のうち4.4", the zh_TW interface's "4.3 顆星，最高
@@ -60,7 +60,15 @@ export function readCardRatingsCount<E>(v: View<E>, card: E): number | null {
   return null;
 }
 
-/** Reads the lower bound of "N+ bought in past month" (localized), or null. */
+/** "Bought in past month" wording in any language (`BOUGHT_WORDS`), whitespace-tolerant. */
+const BOUGHT_HINT = new RegExp(BOUGHT_WORDS.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|'), 'i');
+
+/** True when the card shows "bought in past month" wording (read or not). */
+export function mentionsBought<E>(v: View<E>, card: E): boolean {
+  return BOUGHT_HINT.test(rawText(v, card));
+}
+
+/** Reads the lower bound of "N+ bought in past month" (localized), or null; call it when `mentionsBought`. */
 export function readCardBought<E>(v: View<E>, card: E): number | null {
   for (const t of linesOf(v, card)) {
     for (const re of BOUGHT_PATTERNS) {

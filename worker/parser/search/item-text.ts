@@ -3,8 +3,8 @@
  * fields"). Texts are as shown (text rules of product-page-contract.md); screen-reader-only copies
  * (`.a-offscreen`) are not shown text.
  */
-import { CARD_COUPON_WORDS, NOT_COUPON_PHRASES, NOT_DELIVERY_PHRASES } from './words.js';
-import { OTHER_OFFER_BLOCKS } from './item-offer.js';
+import { CARD_COUPON_WORDS, DELIVERY_LINES, SHIPPING_COST_TAIL, NOT_COUPON_PHRASES, NOT_DELIVERY_PHRASES } from './words.js';
+import { mainOfferOnly, OTHER_OFFER_BLOCKS } from './item-offer.js';
 import { TITLE_HEADINGS } from './cards.js';
 import { linesOf, textIn, type View } from './view.js';
 
@@ -107,16 +107,40 @@ export function readCardCoupon<E>(v: View<E>, card: E): string | null {
   return null;
 }
 
-/** The delivery block of a card (2019+ layouts). */
+/** The delivery block of a card (2021+ layouts). */
 const DELIVERY = '[data-cy="delivery-recipe"]';
 
-/** Reads the card's first delivery line as shown, or null (stock and release notices are not delivery lines). */
+/**
+ * Reads the card's first delivery line as shown, or null (stock and release notices are not delivery
+ * lines). 2021+ layouts: the first line of the delivery block. Earlier layouts have no delivery block:
+ * their delivery line is the first line of the card's main offer that reads as one (`DELIVERY_LINES`:
+ * "Get it by …", "FREE Shipping …", "$3.99 shipping", "Eligible for Shipping to …", "Recíbelo …"); in
+ * the 2014 Formats table, the first row's fast-track and shipping notes.
+ */
 export function readCardDelivery<E>(v: View<E>, card: E): string | null {
   const block = v.one(card, DELIVERY);
-  if (!block) return null;
+  if (!block) return legacyDelivery(v, card);
   const line = linesOf(v, block, hidden(v))[0];
   if (!line) return null;
   const low = line.toLowerCase();
   if (NOT_DELIVERY_PHRASES.some((p) => low.includes(p))) return null;
   return line;
+}
+
+/** The 2014 Formats table's delivery notes (in its format cell, inline beside the format name). */
+const TABLE_DELIVERY = '.toeFastTrack, .sss';
+
+function legacyDelivery<E>(v: View<E>, card: E): string | null {
+  const formatCell = v.one(card, 'td.tpType');
+  const firstRow = formatCell ? v.parent(formatCell) : null;
+  const mainOnly = mainOfferOnly(v);
+  const skip = (e: E): boolean => hidden(v)(e) || v.is(e, `${TITLE_HEADINGS}, .a-popover-preload`) || mainOnly(e);
+  const lines = firstRow ? v.all(firstRow, TABLE_DELIVERY).flatMap((el) => linesOf(v, el, skip)) : linesOf(v, card, skip);
+  for (const line of lines) {
+    if (DELIVERY_LINES.some((re) => re.test(line))) return line;
+    // A shipping cost written after the price on the price's own row ("$29.99 + $0.55 shipping").
+    const tail = SHIPPING_COST_TAIL.exec(line);
+    if (tail) return tail[1]!;
+  }
+  return null;
 }

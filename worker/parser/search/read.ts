@@ -5,25 +5,64 @@
 import type { Marketplace } from '../../../core/marketplaces.js';
 import type { MissingReason } from '../../../core/product.js';
 import type { SearchItem, SearchPageFields, SearchQuality } from '../../../core/search.js';
-import { cardAsin, isItemCard, isSponsored } from './cards.js';
-import { readCardListPrice, readCardPrice, readCardPrime } from './item-offer.js';
-import { readCardImage, readCardVariants } from './item-media.js';
-import { readCardBought, readCardRating, readCardRatingsCount } from './item-reviews.js';
+import { cardAsin, isItemCard, isSponsored, TITLE_HEADINGS } from './cards.js';
+import { readCardListPrice, readCardPrice, readCardPrime, type CardListPrice, type CardPrice } from './item-offer.js';
+import { CARD_IMAGE, readCardImage, readCardVariants } from './item-media.js';
+import { mentionsBought, readCardBought, readCardRating, readCardRatingsCount } from './item-reviews.js';
 import { readCardBadges, readCardCoupon, readCardDelivery, readCardTitle } from './item-text.js';
 import { isNoResultsText, parseTotalResults, readResultsText } from './result-count.js';
-import type { View } from './view.js';
+import { textIn, type View } from './view.js';
 
 /** The search quality format version. */
 export const SEARCH_QUALITY_VERSION = 1;
 
-/** Item fields whose null is reported in `quality.missing` (the others are null whenever the card shows none). */
-const REPORTED: readonly (keyof SearchItem)[] = ['title', 'price', 'rating', 'ratings_count', 'delivery', 'image_url'];
+/**
+ * Item fields every item card can show: their null is always reported in `quality.missing`
+ * (`not_on_page` when the card shows none, else why it was not read).
+ */
+const ALWAYS_REPORTED: readonly (keyof SearchItem)[] = ['title', 'price', 'rating', 'ratings_count', 'delivery', 'image_url'];
+
+/**
+ * What shows each field on a card, for nulls whose cause is "shown but not read" (`unreadable`): a
+ * star icon without a readable average, a count link beside the stars without a readable count, a
+ * card image whose `src` is no https URL, a colour row without a countable tail or swatch, a title
+ * heading without text. The other optional fields (brand, list price, bought past month, coupon,
+ * variants) are null whenever the card shows none; `prime` is null exactly when `price` is (its reason
+ * is the price's); `organic_position` is null for sponsored items by rule.
+ */
+const SHOWN_BY: Partial<Record<keyof SearchItem, string>> = {
+  title: TITLE_HEADINGS,
+  rating: '[class*="a-star"], [class*="spr_stars"]',
+  ratings_count: 'a[href*="customerReviews"], a[href*="product-reviews"]',
+  image_url: CARD_IMAGE,
+  variants_count: '.s-color-swatch-container, [data-cy="color-swatches"], .s-color-twister-list-item',
+};
+
+/** An element that draws something: an image, an icon, or text (an empty container shows nothing). */
+function isDrawn<E>(v: View<E>, el: E): boolean {
+  return v.is(el, 'img, i') || textIn(v, el) !== '' || v.one(el, 'img, i') !== null;
+}
+
+/** Why a null item field is null, or null when it is not reported (see `ALWAYS_REPORTED`, `SHOWN_BY`). */
+function missingReason<E>(v: View<E>, card: E, field: keyof SearchItem, price: CardPrice, list: CardListPrice, boughtShown: boolean): MissingReason | null {
+  if (field === 'price') return price.reason ?? 'unreadable';
+  if (field === 'list_price') return list.reason;
+  if (field === 'bought_past_month') return boughtShown ? 'unreadable' : null;
+  const shownBy = SHOWN_BY[field];
+  if (shownBy && v.all(card, shownBy).some((el) => isDrawn(v, el))) return 'unreadable';
+  return ALWAYS_REPORTED.includes(field) ? 'not_on_page' : null;
+}
+
+/** Nullable item fields checked for a `quality.missing` entry (prime and organic_position never are). */
+const CHECKED: readonly (keyof SearchItem)[] = [...ALWAYS_REPORTED, 'list_price', 'bought_past_month', 'variants_count'];
 
 /** Reads one item card (its position numbers given). */
 function readItem<E>(v: View<E>, card: E, marketplace: Marketplace, position: number, organic: number | null, sponsored: boolean, missing: SearchQuality['missing']): SearchItem {
   const asin = cardAsin(v, card)!;
   const { title, brand } = readCardTitle(v, card);
   const price = readCardPrice(v, card, marketplace);
+  const boughtShown = mentionsBought(v, card);
+  const list: CardListPrice = price.shown ? readCardListPrice(v, card, marketplace) : { price: null, reason: null };
   const item: SearchItem = {
     position,
     organic_position: organic,
@@ -33,10 +72,10 @@ function readItem<E>(v: View<E>, card: E, marketplace: Marketplace, position: nu
     title,
     brand,
     price: price.price,
-    list_price: price.shown ? readCardListPrice(v, card, marketplace) : null,
+    list_price: list.price,
     rating: readCardRating(v, card),
     ratings_count: readCardRatingsCount(v, card),
-    bought_past_month: readCardBought(v, card),
+    bought_past_month: boughtShown ? readCardBought(v, card) : null,
     badges: readCardBadges(v, card),
     // prime describes the offer whose price the item carries: null exactly when price is (RULINGS.md
     // prime: no price, or only one in another currency or a range, is no offer to describe).
@@ -46,10 +85,10 @@ function readItem<E>(v: View<E>, card: E, marketplace: Marketplace, position: nu
     image_url: readCardImage(v, card),
     variants_count: readCardVariants(v, card),
   };
-  for (const field of REPORTED) {
+  for (const field of CHECKED) {
     if (item[field] !== null) continue;
-    const reason: MissingReason = field === 'price' ? (price.reason ?? 'not_on_page') : 'not_on_page';
-    missing.push({ position, field, reason });
+    const reason = missingReason(v, card, field, price, list, boughtShown);
+    if (reason) missing.push({ position, field, reason });
   }
   return item;
 }

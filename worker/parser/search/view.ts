@@ -192,3 +192,16 @@ export function textIn<E>(v: View<E>, el: E | null | undefined, skip?: (e: E) =>
   walk(el);
   return clean(out.join(''));
 }
+
+/** The text nodes of an element joined as they stand (no cleaning, no word breaks): a cheap pre-test. */
+export function rawText<E>(v: View<E>, el: E): string {
+  let out = '';
+  const walk = (e: E): void => {
+    for (const k of v.kids(e)) {
+      if (typeof k === 'string') out += k;
+      else if (!SKIP.has(v.tag(k))) walk(k);
+    }
+  };
+  walk(el);
+  return out;
+}

@@ -94,3 +94,37 @@ export const OTHER_OFFERS_PHRASES: readonly string[] = [
 
 /** The star phrase of amazon.com's zh_TW interface ("4.3 顆星，最高 5 顆星"); group 1: the average. */
 export const RATING_ZH = /(\d(?:\.\d{1,2})?)\s*顆星[，,]?\s*最高\s*5\s*顆星/;
+
+/**
+ * How a delivery line begins on layouts without a delivery block (before 2021): delivery dates ("Get it
+ * by …", "Recíbelo …"), free shipping or delivery ("FREE Shipping by Amazon", "FREE One-Day"), a
+ * shipping cost ("+ $0.55 shipping", "$3.99 shipping"), "Eligible for Shipping to <country>", a
+ * cut-off ("Order in the next 23 hours to get it by …") and digital items' "Available instantly …".
+ */
+export const DELIVERY_LINES: readonly RegExp[] = [
+  /^get it\b/i,
+  /^free\b.*\b(?:shipping|delivery|one-day|two-day|same-day)\b/i,
+  /^\+?\s*\D{0,3}\s?\d[\d.,]*\s?\D{0,3}\s+(?:shipping|delivery)\b/i,
+  /^eligible for shipping\b/i,
+  /^order (?:in|within) the next\b/i,
+  /^available instantly\b/i,
+  /^arrives\b/i,
+  /^(?:recíbelo|envío gratis|entrega gratis)/i,
+  /^(?:gratis-?|kostenlose\s)?(?:lieferung|versand)\b/i,
+  /^(?:livraison|recevez-le)\b/i,
+  /^(?:consegna|ricevilo)\b/i,
+  /^(?:receba|frete grátis|entrega)\b/i,
+  /お届け|配送料無料/,
+];
+
+/** A shipping cost ending a price row ("$29.99 + $0.55 shipping"); group 1: "+ $0.55 shipping". */
+export const SHIPPING_COST_TAIL = /(\+\s*\D{0,3}\s?\d[\d.,]*\s?\D{0,3}\s+shipping)$/i;
+
+/** A card that offers no featured offer to buy ("No featured offers available", "See options" alone). */
+export const NO_FEATURED_OFFER_PHRASES: readonly string[] = ['no featured offers available', 'see options'];
+
+/** "Bought in past month" wording without a readable number (the line is shown but not read). */
+export const BOUGHT_WORDS: readonly string[] = [
+  'bought in past month', 'im letzten monat gekauft', 'au cours du mois dernier', 'el mes pasado', 'no mês passado',
+  'il mese scorso', '過去1か月で', '過去一個月',
+];
