@@ -18,7 +18,8 @@
  *   reads: CPU per page and per MB of page read (the saved files' sizes), and the goal search CPU
  *   per MB ÷ product CPU per MB ≤ 1.
  * The replay server serves both folders (bench/pages.ts `combinedReplayDir`). BENCH_FLOOR_ONLY=service
- * measures the service alone (no floor, no puppeteer script: no ratios to them).
+ * measures the service alone (no floor, no puppeteer script: no ratios to them); BENCH_FLOOR_PAGE_MB
+ * (`<min>-<max>`) keeps only the saved pages of that size, to compare reads of pages of the same size.
  * For each: pages per minute, machine CPU-seconds per page (from /proc: the floor's process; the
  * script's process and its Chromium; the service's process tree: API, worker, PGlite, Temporal
  * dev server, Chromium, plus the PostgreSQL server's processes on PostgreSQL), and the latency of one
@@ -50,6 +51,15 @@ if (SEARCH_PAGES > 1000) throw new Error('BENCH_FLOOR_SEARCH_PAGES: at most 1,00
 /** `service`: skip the floor and the puppeteer script (while iterating on the service). */
 const SERVICE_ONLY = process.env.BENCH_FLOOR_ONLY === 'service';
 const MB = 1_000_000;
+/** `<min>-<max>` MB (BENCH_FLOOR_PAGE_MB, e.g. `0.7-1.5`): only saved pages of that size, product and search alike. */
+const SIZE_BAND = (() => {
+  const raw = process.env.BENCH_FLOOR_PAGE_MB;
+  if (!raw) return undefined;
+  const [min, max] = raw.split('-').map(Number);
+  if (!Number.isFinite(min) || !Number.isFinite(max) || min! >= max!) throw new Error('BENCH_FLOOR_PAGE_MB: <min>-<max> in MB, e.g. 0.7-1.5');
+  return { min: min! * MB, max: max! * MB };
+})();
+const inBand = (page: { bytes: number }): boolean => !SIZE_BAND || (page.bytes >= SIZE_BAND.min && page.bytes <= SIZE_BAND.max);
 
 /** One reader's figures. */
 interface ReaderFigures {
@@ -61,8 +71,8 @@ interface ReaderFigures {
   note: string;
 }
 
-const searches = await replaySearches();
-if (searches.length === 0) throw new Error('no saved search pages (../shared/fixtures/search)');
+const searches = (await replaySearches()).filter(inBand);
+if (searches.length === 0) throw new Error(`no saved search pages (../shared/fixtures/search)${SIZE_BAND ? ` of ${process.env.BENCH_FLOOR_PAGE_MB} MB` : ''}`);
 // Round 0 (the saved keywords) warms the search path up; rounds 1.. are the measured reads.
 const searchRounds = 1 + Math.ceil(SEARCH_PAGES / searches.length);
 const combinedDir = await combinedReplayDir(searchRounds);
@@ -73,8 +83,8 @@ const origin = replayProcess.url;
 await runPart('floor', `floor: the service, a puppeteer script and HTTP GET + parse5 over the same pages, ${CONCURRENCY} at once`, {
   REUSE_WINDOW: '0s', RETAIL_SOURCE_ORIGIN: origin, BROWSER_MAX_PAGES: String(CONCURRENCY),
 }, async (bench, results) => {
-  const products = await replayProducts(replayDir());
-  if (products.length === 0) throw new Error(`no product pages in ${replayDir()}`);
+  const products = (await replayProducts(replayDir())).filter(inBand);
+  if (products.length === 0) throw new Error(`no product pages in ${replayDir()}${SIZE_BAND ? ` of ${process.env.BENCH_FLOOR_PAGE_MB} MB` : ''}`);
   const domain = (p: ReplayProduct) => MARKETPLACES.find((m) => m.code === p.marketplace)!.domain;
   const pageUrl = (p: ReplayProduct) => `${origin}/${domain(p)}/dp/${p.asin}`;
   const work = Array.from({ length: PAGES }, (_, i) => products[i % products.length]!);
