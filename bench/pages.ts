@@ -4,6 +4,7 @@
  * pages, and a Product shaped like a real page's for benchmarks that store observations directly.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MARKETPLACES } from '../core/marketplaces.js';
@@ -13,6 +14,7 @@ import { loadManifest } from '../replay/manifest.js';
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 export const sharedPagesDir = path.resolve(repoRoot, '../shared/fixtures/pages');
 export const syntheticPagesDir = path.join(repoRoot, 'test/fixtures/replay');
+export const sharedSearchPagesDir = path.resolve(repoRoot, '../shared/fixtures/search');
 
 /** The replay folder the benchmarks read: the shared saved pages, else the synthetic ones. */
 export function replayDir(): string {
@@ -39,6 +41,81 @@ export async function replayProducts(dir: string): Promise<ReplayProduct[]> {
     out.push({ asin: page.asin, marketplace: marketplace.code, file: page.file, bytes: fs.statSync(page.filePath).size });
   }
   return out.sort((a, b) => a.file.localeCompare(b.file));
+}
+
+/** A saved search results page the replay server answers at `/<domain>/s?k=<keyword>`. */
+export interface ReplaySearch {
+  /** The keyword of its manifest row, as the replay matches it (case ignored). */
+  keyword: string;
+  /** Marketplace code (`com`, `uk`, `br`, ...). */
+  marketplace: string;
+  /** Manifest suffix of the marketplace (`com`, `co.uk`, `com.br`, ...). */
+  suffix: string;
+  file: string;
+  filePath: string;
+  bytes: number;
+  /** `approx_year` of the row (0 when unknown). */
+  year: number;
+}
+
+/**
+ * A keyword typed as a customer types it: the saved search rows also note searches made without
+ * one (`(no keyword) s?i=...`) or by a storefront link (`... s?i=merchant-items&me=...`), which the
+ * replay answers at no `/s?k=` a search task asks for.
+ */
+const isPlainKeyword = (keyword: string): boolean => !keyword.startsWith('(no keyword)') && !keyword.includes('s?');
+
+/** The results pages (kind `search`, page 1, a plain keyword) of the search replay folder `dir`. */
+export async function replaySearches(dir = sharedSearchPagesDir): Promise<ReplaySearch[]> {
+  const manifest = await loadManifest(dir);
+  const out: ReplaySearch[] = [];
+  for (const page of manifest.searches.values()) {
+    if (page.kind !== 'search' || page.search?.page !== 1 || !isPlainKeyword(page.search.keyword)) continue;
+    const marketplace = MARKETPLACES.find((m) => m.domain === page.domain);
+    if (!marketplace) continue;
+    out.push({
+      keyword: page.search.keyword, marketplace: marketplace.code, suffix: page.domain.slice('www.amazon.'.length),
+      file: page.file, filePath: page.filePath, bytes: fs.statSync(page.filePath).size, year: page.year,
+    });
+  }
+  return out.sort((a, b) => a.file.localeCompare(b.file));
+}
+
+/**
+ * The keyword under which a combined replay folder serves a saved search page in round `round`:
+ * round 0 is the saved keyword, round n the keyword and ` r<n>`. Distinct keywords make every
+ * round a fresh read: a search task whose page was read in the last 60 minutes (the contract's
+ * reuse window, keyed by keyword with case ignored) answers from that read.
+ */
+export function roundKeyword(keyword: string, round: number): string {
+  return round === 0 ? keyword : `${keyword} r${round}`;
+}
+
+/**
+ * A temporary replay folder serving both the product pages of {@link replayDir} and the search
+ * pages of {@link replaySearches} (symlinks, one MANIFEST.tsv with the union of the columns: file,
+ * marketplace, asin, kind, keyword, page, approx_year); each search page answers `searchRounds`
+ * keywords ({@link roundKeyword} of rounds 0 .. searchRounds - 1). Returns the folder; the caller removes it.
+ * @throws Error when a product and a search page share a file name
+ */
+export async function combinedReplayDir(searchRounds: number): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rda-bench-replay-'));
+  const rows = ['file\tmarketplace\tasin\tkind\tkeyword\tpage\tapprox_year'];
+  const link = (filePath: string, file: string) => {
+    const target = path.join(dir, file);
+    if (fs.existsSync(target)) throw new Error(`${file}: a product page and a search page share the name`);
+    fs.symlinkSync(filePath, target);
+  };
+  for (const page of (await loadManifest(replayDir())).pages.values()) {
+    link(page.filePath, page.file);
+    rows.push([page.file, page.domain.slice('www.amazon.'.length), page.asin, page.kind, '', '', page.year || ''].join('\t'));
+  }
+  for (const search of await replaySearches()) {
+    link(search.filePath, search.file);
+    for (let round = 0; round < searchRounds; round++) rows.push([search.file, search.suffix, '', 'search', roundKeyword(search.keyword, round), 1, search.year || ''].join('\t'));
+  }
+  fs.writeFileSync(path.join(dir, 'MANIFEST.tsv'), `${rows.join('\n')}\n`);
+  return dir;
 }
 
 /** A Product shaped like a real page's (6 variants, 2 sub-ranks, 8 details), observed now. */

@@ -131,10 +131,10 @@ export async function runPart(
   process.exit(failed ? 1 : 0);
 }
 
-/** The replay server in its own process; resolves with its URL. */
-export async function startReplayProcess(): Promise<{ url: string; child: ChildProcess }> {
+/** The replay server over `dir` (default {@link replayDir}) in its own process; resolves with its URL. */
+export async function startReplayProcess(dir = replayDir()): Promise<{ url: string; child: ChildProcess }> {
   const script = fileURLToPath(new URL('../replay/server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--dir', replayDir(), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   process.on('exit', () => child.kill());
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

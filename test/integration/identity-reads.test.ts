@@ -15,9 +15,9 @@ import { parseProxyList } from '../../core/proxy-list.js';
 import { startForwardProxy, type ForwardProxy } from '../../scripts/forward-proxies.js';
 import { BrowserGrid } from '../../worker/browser/browser-grid.js';
 import { resolveChromePath } from '../../worker/browser/chrome-path.js';
-import { DEADLINE_MARGIN_MS, ReadAttemptsFailedError, readWithIdentities } from '../../worker/identity/identity-reads.js';
+import { DEADLINE_MARGIN_MS, ReadAttemptsFailedError, readWithIdentities, type PageJudge } from '../../worker/identity/identity-reads.js';
 import { MIN_READS_TO_JUDGE } from '../../worker/identity/proxy-health.js';
-import { SourceIdentities } from '../../worker/identity/source-identities.js';
+import { SESSIONS_PER_PROXY, SourceIdentities } from '../../worker/identity/source-identities.js';
 import { captureLogs } from '../support/log-capture.js';
 
 const captchaPage = fs.readFileSync(new URL('../fixtures/html/captcha.html', import.meta.url));
@@ -139,6 +139,30 @@ describe('proxies', () => {
   });
 
   afterAll(() => live?.close());
+
+  it('results pages read through one proxy keep it open and keep their sessions: a search read is a read, not a block', async () => {
+    const proxy = await startForwardProxy();
+    const proxies = parseProxyList(proxy.url);
+    const logs = captureLogs('info');
+    const identities = new SourceIdentities({ proxiesFor: () => proxies, maxBlockRate: 0.5, cooldownMs: 60_000, logger: logs.logger });
+    // Every page this marketplace answers with 200 is the results page asked for (the parse is not what is tested here).
+    const resultsPage: PageJudge<number> = async (page) => (page.httpStatus === 200 ? { outcome: 'search', parsed: page.httpStatus, parseMs: 0 } : { outcome: 'blocked', reason: `HTTP ${page.httpStatus}` });
+    try {
+      const sessions = new Set<string>();
+      for (let i = 0; i < 3 * MIN_READS_TO_JUDGE; i++) {
+        const read = await readWithIdentities({ source: grid, identities, attempts: 1, logger: logs.logger }, { marketplace: mp('fr'), asin: '', search: { keyword: `chaussures ${i}`, page: 1 } }, resultsPage);
+        read.page.done?.();
+        expect(read.attempts.map((a) => a.outcome)).toEqual(['search']);
+        sessions.add(read.attempts[0]!.session);
+      }
+      expect(proxy.forwarded).toHaveLength(3 * MIN_READS_TO_JUDGE);
+      expect(sessions.size).toBeLessThanOrEqual(SESSIONS_PER_PROXY);
+      expect(logs.lines().filter((l) => l.msg === 'proxy quarantined')).toEqual([]);
+    } finally {
+      await identities.close();
+      await proxy.close();
+    }
+  });
 
   it('a proxy that refuses connections is a proxy error: the read goes on through the other proxy, and the dead one is quarantined', async () => {
     const proxies = parseProxyList(`${deadUrl},${live.url}`);

@@ -22,6 +22,15 @@ import { ProxyHealth } from './proxy-health.js';
 /** How metrics and logs name the route of reads without a proxy. */
 export const DIRECT = 'direct';
 
+/**
+ * Whether an attempt got the page it asked for: a product page, a results page (search reads) or
+ * the marketplace's "not found". The identity works: its session is kept (cookies and fingerprint
+ * for the next read) and its proxy is not charged a block.
+ */
+function readThePage(outcome: SourceAttemptOutcome): boolean {
+  return outcome === 'product' || outcome === 'search' || outcome === 'not_found';
+}
+
 /** Sessions kept per marketplace and proxy (Crawlee `maxPoolSize`): enough for every attempt of a read to get its own. */
 export const SESSIONS_PER_PROXY = 3;
 
@@ -189,7 +198,7 @@ export class SourceIdentities {
       settle: (outcome, ms, setCookies = [], url) => {
         if (settled) return;
         settled = true;
-        if (outcome === 'product' || outcome === 'not_found') session.markGood();
+        if (readThePage(outcome)) session.markGood();
         else if (outcome === 'unavailable') session.markBad();
         else session.retire();
         if (url) {
@@ -204,7 +213,7 @@ export class SourceIdentities {
         sourceProxyReads.inc({ proxy: label, marketplace: marketplace.code, outcome });
         sourceProxyLatency.observe({ proxy: label }, ms / 1000);
         // Reads without a proxy are never quarantined: there would be nothing left to read with.
-        if (proxy) this.health.record(label, marketplace.code, outcome !== 'product' && outcome !== 'not_found');
+        if (proxy) this.health.record(label, marketplace.code, !readThePage(outcome));
       },
     };
   }
