@@ -215,23 +215,28 @@ export const ABOUT_THIS_ITEM: readonly string[] = [
 
 /** Delivery-line prefixes before the place (lower-case, longest first where one contains another). */
 export const DELIVER_TO_PREFIXES: readonly string[] = [
-  'votre adresse de livraison', 'delivering to', 'deliver to', 'entregando em', 'entregar em', 'enviar para', 'enviar a', 'entrega en', 'entregar en',
-  'liefern an', 'liefern nach', 'lieferung an', 'livrer à', 'livraison à', 'consegna a', 'spedizione a', 'お届け先',
+  'votre adresse de livraison', 'delivering to', 'deliver to', 'ship to', 'entregando em', 'entregar em', 'enviar para', 'enviar a',
+  'se entregará a', 'se entregará en', 'entrega en', 'entregar en', 'liefern an', 'liefern nach', 'lieferung an', 'livrer à',
+  'livraison à', 'consegna a', 'spedizione a', 'お届け先',
 ];
+
+/** Delivery-line suffixes after the place (Japanese "東京都 160-0022にお届け"), lower-case, longest first. */
+export const DELIVER_TO_SUFFIXES: readonly string[] = ['にお届けします', 'へお届けします', 'にお届け', 'へお届け'];
 
 /** Delivery-line texts that name no place (a prompt to choose one), lower-case. */
 export const NO_PLACE_PHRASES: readonly string[] = [
   'select your address', 'select delivery location', 'choose location for most accurate options', 'update location',
   'selecione o endereço', 'atualizar local', 'atualizar cep', 'actualizar ubicación', 'selecciona tu dirección',
   'elige tu dirección', 'adresse auswählen', 'standort aktualisieren', 'choisir votre adresse', 'mettre à jour',
-  'seleziona il tuo indirizzo', 'aggiorna posizione', 'お届け先を選択',
+  'seleziona il tuo indirizzo', 'aggiorna posizione', 'お届け先を選択', 'select a shipping address', 'selecciona una dirección',
+  'wählen sie eine lieferadresse', 'sélectionnez une adresse', 'seleziona un indirizzo', 'selecione um endereço',
 ];
 
 /** Link texts after a delivery promise or place ("Details", "Update location"), lower-case. */
 export const TRAILING_LINK_TEXTS: readonly string[] = [
   'details', 'ver detalhes', 'ver detalles', 'siehe details', 'details anzeigen', 'en savoir plus', 'voir les détails',
   'maggiori informazioni', 'dettagli', 'más información', 'mais informações', '詳細', 'update location', 'atualizar local',
-  'actualizar ubicación', 'standort aktualisieren', 'mettre à jour la position', 'aggiorna posizione',
+  'actualizar ubicación', 'standort aktualisieren', 'mettre à jour la position', 'aggiorna posizione', 'learn more',
 ];
 
 /** Buy-box grid labels of the "Ships from" row (lower-case; "Delivered by" is not one). */

@@ -1,0 +1,77 @@
+/**
+ * Version 2 readers on small synthetic pages of the layouts and wordings the development pages showed
+ * beyond the newest buy box (older buy boxes, localized labels, old book pages): each page is read by
+ * the fragment pass and by the whole-document path, which must agree.
+ */
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { describe, expect, it } from 'vitest';
+import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
+import type { ProductFields } from '../../core/product.js';
+import { parseProductFromDocument, parseProductPage } from '../../worker/parser/index.js';
+
+const mp = (code: string): Marketplace => resolveMarketplace(code)!;
+const page = (body: string, title = '<span id="productTitle">T</span>'): string =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>${title}${body}</body></html>`;
+
+function readFragments(html: string, code: string): ProductFields {
+  const r = parseProductPage(html, mp(code));
+  if (r.kind !== 'product') throw new Error(`expected a product page, got ${r.kind}`);
+  return r.fields;
+}
+
+function readWhole(html: string, code: string): ProductFields {
+  const { window } = new JSDOM(html, { virtualConsole: new VirtualConsole() });
+  try {
+    const r = parseProductFromDocument(window.document, { html, marketplace: mp(code) });
+    if (r.kind !== 'product') throw new Error(`expected a product page, got ${r.kind}`);
+    return r.fields;
+  } finally {
+    window.close();
+  }
+}
+
+/** The page's fields, after checking that both reading paths agree on them. */
+function read(html: string, code = 'com'): ProductFields {
+  const f = readFragments(html, code);
+  expect(readWhole(html, code)).toEqual(f);
+  return f;
+}
+
+const priceBlock = '<div id="price"><span id="priceblock_ourprice">$12.00</span></div>';
+
+describe('delivery in older and localized buy boxes', () => {
+  it('the address picker of the 2015-17 buy box is the place; a prompt to choose one is not', () => {
+    const picker = (label: string, price = priceBlock): string => `${price}<div id="buybox">
+      <div id="fast-track-message"><div><b>Want it Friday, June 30?</b> Order within <span>18 hrs</span> and choose One-Day Shipping at checkout.
+        <a href="#">Details</a></div></div>
+      <div><span class="a-text-bold">Ship to:</span></div>
+      <div><span class="a-declarative"><a class="a-popover-trigger"><span class="a-color-base lux-location-label"> ${label} </span></a></span></div></div>`;
+    expect(read(page(picker('kirkland, 98033'))).delivery).toEqual({
+      location: 'kirkland, 98033', promise: 'Want it Friday, June 30? Order within 18 hrs and choose One-Day Shipping at checkout',
+    });
+    expect(read(page(picker('Select a shipping address:'))).delivery?.location).toBeNull();
+    expect(read(page(picker('Selecciona una dirección de envío:', '<div id="price"><span id="priceblock_ourprice">12,00 €</span></div>')), 'es').delivery?.location).toBeNull();
+  });
+
+  it('the 2012-13 fast-track message (#ftMessage) is the promise, without its Details link', () => {
+    const html = page(`${priceBlock}<div id="ftMessage" class="buying"><b>Want it tomorrow, July 19?</b>
+      <input type="hidden" name="x" value="next"> Choose <b>One-Day Shipping</b> at checkout. <a href="#">Details</a><br></div>`);
+    expect(read(html).delivery).toEqual({ location: null, promise: 'Want it tomorrow, July 19? Choose One-Day Shipping at checkout' });
+  });
+
+  it('a message nested in its container is read alone, without the upsell line after it; "Learn more" is a link text', () => {
+    const html = page(`${priceBlock}<div id="fast-track-message"><div>
+      <div id="delivery-message"><span class="a-text-bold">FREE Delivery <b>Friday, April 26 - Wednesday, May 1</b></span></div>
+      <div id="upsell-message">Get it <b>Monday, April 29</b> if you choose paid <b>Expedited Shipping</b> at checkout <a href="#">Details</a></div>
+    </div></div>`);
+    expect(read(html).delivery?.promise).toBe('FREE Delivery Friday, April 26 - Wednesday, May 1');
+    const learn = page(`${priceBlock}<div id="delivery-message">This item ships to Hong Kong. Want it Thursday, Nov. 15? Order within 2 hrs and choose AmazonGlobal Priority Shipping at checkout. <a href="#">Learn more</a></div>`);
+    expect(read(learn).delivery?.promise).toBe('This item ships to Hong Kong. Want it Thursday, Nov. 15? Order within 2 hrs and choose AmazonGlobal Priority Shipping at checkout');
+  });
+
+  it('localized deliver-to wrappers: Spanish "Se entregará a …", Japanese "…にお届け"', () => {
+    const line = (text: string): string => `<div id="contextualIngressPtLabel_deliveryShortLine"><span>${text}</span></div>`;
+    expect(read(page(line('Se entregará a Murcia 30001')), 'es').delivery?.location).toBe('Murcia 30001');
+    expect(read(page(line('東京都 160-0022にお届け')), 'jp').delivery?.location).toBe('東京都 160-0022');
+  });
+});
