@@ -75,3 +75,20 @@ describe('delivery in older and localized buy boxes', () => {
     expect(read(page(line('東京都 160-0022にお届け')), 'jp').delivery?.location).toBe('東京都 160-0022');
   });
 });
+
+describe('Prime signals of older and localized buy boxes', () => {
+  it('the 2012-14 opt-in checkbox for Prime shipping is a signal of the offer, even while drawn hidden', () => {
+    const html = page(`${priceBlock}<div id="buybox"><div id="prime-rcx-subs-checkbox-outer" style="display:none;"><div class="buying">
+      <input type="checkbox" id="bbop-check-box"><label for="bbop-check-box">Yes, I want <b>FREE Two-Day<br>Shipping</b> with <a href="#">Amazon Prime</a></label>
+      </div></div><div id="merchant-info">Ships from and sold by Amazon.com.</div></div>`);
+    expect(read(html).prime).toBe(true);
+  });
+
+  it('a localized "FREE delivery with Amazon Prime" price badge is a signal of the offer', () => {
+    const badge = (text: string, price: string): string => page(`<div id="price"><span id="priceblock_ourprice">${price}</span></div>
+      <span id="priceBadging_feature_div"><span class="a-size-base a-color-base">${text} <a href="#">Details</a></span></span>`);
+    expect(read(badge('Versandkostenfreie Lieferung mit <b>Amazon Prime</b> für Bestellungen im Gesamtwert von mindestens <b>EUR 20</b>.', 'EUR 9,99'), 'de').prime).toBe(true);
+    expect(read(badge('Livraison gratuite avec <b>Amazon Prime</b>.', 'EUR 9,99'), 'fr').prime).toBe(true);
+    expect(read(badge('Livraison en 5 jours.', 'EUR 9,99'), 'fr').prime).toBe(false);
+  });
+});

@@ -321,6 +321,6 @@ export const COUPON_WORDS: readonly string[] = ['coupon', 'cupón', 'cupão', 'c
 
 /** Phrases of a Prime signal in the featured offer's price or delivery lines (lower-case). */
 export const PRIME_PHRASES: readonly string[] = [
-  'with amazon prime', 'join prime to buy', 'prime members get free', 'free shipping for prime members', 'prime member price', 'für prime-mitglieder',
+  'with amazon prime', 'mit amazon prime', 'avec amazon prime', 'con amazon prime', 'com amazon prime', 'join prime to buy', 'prime members get free', 'free shipping for prime members', 'prime member price', 'für prime-mitglieder',
   'pour les membres prime', 'per i clienti prime', 'para miembros prime', 'para membros prime', 'prime会員',
 ];

@@ -18,10 +18,12 @@ const PRIME_SCOPES = ['price', 'unifiedPrice_feature_div', 'priceBadging_feature
 const BUY_BOX_SCOPES = ['buybox', 'addToCart', 'mediaNoAccordion', 'buyBoxInner'];
 /**
  * Rows of the featured offer that exist only for Prime-eligible offers: the Prime exclusive price row
- * ("Join Prime to buy this item at $8.09"), the buy box's Prime free-trial option, and the older Prime
- * stripe above the buy form ("Prime members get free standard delivery").
+ * ("Join Prime to buy this item at $8.09"), the buy box's Prime free-trial option, the older Prime
+ * stripe above the buy form ("Prime members get free standard delivery"), and the 2012-14 buy box's
+ * opt-in checkbox ("Yes, I want FREE Two-Day Shipping with Amazon Prime"; drawn by script, so it counts
+ * even while hidden).
  */
-const PRIME_ROWS = ['pep_feature_div', 'bbop', 'PrimeStripeContent'];
+const PRIME_ROWS = ['pep_feature_div', 'bbop', 'PrimeStripeContent', 'prime-rcx-subs-checkbox-outer'];
 
 /**
  * The strike-through reference price (core price block's `.basisPrice`, the legacy `#listPrice` and
