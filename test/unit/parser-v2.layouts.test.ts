@@ -92,3 +92,28 @@ describe('Prime signals of older and localized buy boxes', () => {
     expect(read(badge('Livraison en 5 jours.', 'EUR 9,99'), 'fr').prime).toBe(false);
   });
 });
+
+describe('ratings histogram of older layouts', () => {
+  const stars = '<span id="acrPopover" title="4.2 out of 5 stars"><span class="a-icon-alt">4.2 out of 5 stars</span></span>';
+  it('the 2010-14 summary: each row\'s tooltip percentage, a row with no reviews 0%', () => {
+    const row = (star: string, n: number, title: string, count: number): string => `<div class="fl histoRow${star} clearboth" title="${title}">
+      <a href="/product-reviews/X"><div class="histoRating fl">${n} star</div><div class="histoFullBar"><div class="histoRatingBar"></div></div>
+      <div class="histoCount fl">${count}</div></a></div>`;
+    const box = (rows: string): string => page(`${stars}<div id="revHist-dpReviewsSummaryWithQuotes-B000000000" class="txtsmaller">${rows}</div>`);
+    const rows = [row('five', 5, '64% of reviews have 5 stars', 7), row('four', 4, '9% of reviews have 4 stars', 1),
+      row('three', 3, '18% of reviews have 3 stars', 2), row('two', 2, 'No 2-star reviews', 0), row('one', 1, '9% of reviews have 1 stars', 1)];
+    expect(read(box(rows.join(''))).rating_histogram).toEqual({ '5': 64, '4': 9, '3': 18, '2': 0, '1': 9 });
+    // A row without a percentage whose count is not 0 does not read: no histogram rather than a guess.
+    expect(read(box(rows.slice(0, 3).join('') + row('two', 2, 'Some 2-star reviews', 3) + rows[4])).rating_histogram).toBeNull();
+  });
+
+  it('a meter labelled with a decimal percentage is not read as its tail; the tooltip\'s whole percentage is', () => {
+    const row = (n: number, word: string, pct: number, exact: string): string => `<tr class="a-histogram-row">
+      <td><a title="${pct}% der Rezensionen haben ${n} Sterne" href="/product-reviews/X?filterBy=add${word}Star">${n} Sterne</a></td>
+      <td><a title="${pct}% der Rezensionen haben ${n} Sterne" href="#"><div class="a-meter" aria-label="${exact}%"><div class="a-meter-bar"></div></div></a></td>
+      <td><a href="#">3</a></td></tr>`;
+    const html = page(`<span id="acrPopover" title="4,2 von 5 Sternen"><span class="a-icon-alt">4,2 von 5 Sternen</span></span>
+      <table id="histogramTable">${row(5, 'Five', 66, '65.7534246575342')}${row(4, 'Four', 12, '12.328767123287671')}${row(3, 'Three', 7, '6.8493150684931505')}${row(2, 'Two', 7, '6.8493150684931505')}${row(1, 'One', 8, '8.21917808219178')}</table>`);
+    expect(read(html, 'de').rating_histogram).toEqual({ '5': 66, '4': 12, '3': 7, '2': 7, '1': 8 });
+  });
+});
