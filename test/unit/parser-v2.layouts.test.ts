@@ -117,3 +117,15 @@ describe('ratings histogram of older layouts', () => {
     expect(read(html, 'de').rating_histogram).toEqual({ '5': 66, '4': 12, '3': 7, '2': 7, '1': 8 });
   });
 });
+
+describe('content of older book pages', () => {
+  it('the 2010-14 "Book Description" box is the description (its body only), before "Editorial Reviews"', () => {
+    const html = page(`<div id="ps-content" class="bucket"><h2>Book Description</h2>
+      <div class="buying"><span class="byLinePipe">Release date: </span><span>August 14, 2012</span></div>
+      <div class="content"><div id="outer_postBodyPS"><div id="postBodyPS"><div><p>In this <i>invaluable</i> introduction.</p><p>Second paragraph.</p></div></div></div>
+      <div id="expandPS"><a class="showMore" href="#">Show more</a></div><div id="collapsePS"><a class="showLess" href="#">Show less</a></div>
+      <noscript><div id="postBodyPS"><p>In this invaluable introduction.</p></div></noscript></div></div>
+      <div class="bucket" id="productDescription"><h2>Editorial Reviews</h2><div class="content"><b>About the Author</b> Someone.</div></div>`);
+    expect(read(html).description).toBe('In this invaluable introduction. Second paragraph.');
+  });
+});

@@ -11,7 +11,7 @@ import { closest, matches, selectAll, selectOne } from './select.js';
 /** The bullets, the description blocks and the breadcrumb. */
 export const CONTENT_PARTS: PageParts = {
   ids: [
-    'feature-bullets', 'productFactsDesktopExpander', 'productDescription', 'bookDescription_feature_div',
+    'feature-bullets', 'productFactsDesktopExpander', 'productDescription', 'bookDescription_feature_div', 'postBodyPS',
     'drengr_DesktopTabbedDescriptionOverviewContent_feature_div', 'wayfinding-breadcrumbs_feature_div',
   ],
 };
@@ -62,10 +62,12 @@ function blockText(el: Element): string {
 
 /**
  * The product description: books' `#bookDescription_feature_div` (or the tabbed "Book Description"
- * overview), else `#productDescription` whole with its inner headings; without A+ content; null when absent or empty.
+ * overview, or the 2010-14 "Book Description" box's body `#postBodyPS`, without its heading, release
+ * date line and Show more/less links), else `#productDescription` whole with its inner headings;
+ * without A+ content; null when absent or empty.
  */
 export function readDescription(doc: Document): string | null {
-  for (const sel of ['#bookDescription_feature_div', '#drengr_DesktopTabbedDescriptionOverviewContent_feature_div', '#productDescription']) {
+  for (const sel of ['#bookDescription_feature_div', '#drengr_DesktopTabbedDescriptionOverviewContent_feature_div', '#postBodyPS', '#productDescription']) {
     for (const el of queryAll(doc, [sel])) {
       const t = blockText(el);
       if (t) return t;
