@@ -129,3 +129,35 @@ describe('content of older book pages', () => {
     expect(read(html).description).toBe('In this invaluable introduction. Second paragraph.');
   });
 });
+
+describe('gallery data written as scripts of older pages', () => {
+  const script = (body: string): string => `<script type="text/javascript">${body}</script>`;
+  it('2015-19: a JavaScript literal with bare keys and single quotes; hiRes, else large, each once', () => {
+    const html = page(`<img id="landingImage" data-old-hires="https://m.media-amazon.com/images/I/51AAA._SL1000_.jpg" src="x.jpg">
+      ${script(`P.when('A').register('ImageBlockATF', function (A) { var data = {
+        colorImages: { initial: [
+          { hiRes: 'https://m.media-amazon.com/images/I/51AAA._SL1000_.jpg', large: 'https://m.media-amazon.com/images/I/41AAA.jpg', main: { 'https://m.media-amazon.com/images/I/51AAA._SX355_.jpg': ['355', '355'] }, variant: 'MAIN' },
+          { hiRes: null, large: 'https://m.media-amazon.com/images/I/51BBB.jpg', variant: 'PT01', },
+        ] },
+        mainImageHeightPartitions: null,
+      }; });`)}`);
+    const f = read(html);
+    expect(f.images).toEqual(['https://m.media-amazon.com/images/I/51AAA._SL1000_.jpg', 'https://m.media-amazon.com/images/I/51BBB.jpg']);
+    expect(f.images[0]).toBe(f.image_url);
+  });
+
+  it('2010-14: `colorImages = {"initial": …}` whose entries hold only "large" (http written https)', () => {
+    const html = page(`<img id="main-image" src="http://ecx.images-amazon.com/images/I/51xBDt4OkBL._SY300_.jpg">
+      ${script(`var colorImages = {"initial":[{"large":"http://ecx.images-amazon.com/images/I/51xBDt4OkBL.jpg","landing":["http://ecx.images-amazon.com/images/I/51xBDt4OkBL._SY300_.jpg"],"thumb":"http://ecx.images-amazon.com/images/I/51xBDt4OkBL._SS30_.jpg"}]};
+      var data = { colorImages: colorImages ? colorImages[data.defaultColor] : [] };`)}`);
+    const f = read(html);
+    expect(f.image_url).toBe('https://ecx.images-amazon.com/images/I/51xBDt4OkBL._SY300_.jpg');
+    expect(f.images).toEqual(['https://ecx.images-amazon.com/images/I/51xBDt4OkBL.jpg']);
+  });
+
+  it('gallery data that is not only a literal is not read (no guessed list)', () => {
+    const html = page(`<img id="landingImage" src="https://m.media-amazon.com/images/I/51AAA.jpg">
+      ${script(`var data = { colorImages: { initial: [ { hiRes: base + '51AAA.jpg' } ] } };`)}`);
+    expect(read(html).images).toEqual([]);
+  });
+});
