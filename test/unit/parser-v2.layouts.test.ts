@@ -161,3 +161,32 @@ describe('gallery data written as scripts of older pages', () => {
     expect(read(html).images).toEqual([]);
   });
 });
+
+describe('byline and formats of older layouts', () => {
+  const oldTitle = (title: string, byline: string): string =>
+    `<div class="buying"><h1 class="parseasinTitle"><span id="btAsinTitle">${title}</span></h1><span>${byline}</span></div>`;
+  it('a contributor linked to the author\'s page, or a brand linked to a brand search', () => {
+    const author = page('', oldTitle('No god but God <span>[Paperback]</span>', '<a href="http://www.amazon.com/Reza-Aslan/e/B001JONKIK">Reza Aslan</a> <span class="byLinePipe">(Author)</span>'));
+    expect(read(author).byline).toEqual(['Reza Aslan']);
+    const brand = page('', oldTitle('Kindle Keyboard 3G', 'by&#160;<a href="/s/ref=bl_sr?_encoding=UTF8&amp;field-brandtextbin=Amazon&amp;node=133140011">Amazon</a>'));
+    expect(read(brand).byline).toEqual(['Amazon']);
+  });
+
+  it('a brand line that is only a logo: the brand its store link names', () => {
+    const html = page('<a id="brand" class="a-link-normal" href="/Fruit-of-the-Loom/b/ref=w_bl?ie=UTF8&amp;node=2529449011&amp;field-lbr_brands_browse-bin=Fruit+of+the+Loom"><img alt="" src="logo.jpg"></a>');
+    expect(read(html).byline).toEqual(['Fruit of the Loom']);
+  });
+
+  it('the 2010-14 book formats table: one variant per row, the active row the page\'s own', () => {
+    const row = (asin: string, name: string, active = false): string => `<tbody><tr class="${active ? 'activeRow ' : ''}bucketBorderTop" id="tmm_${asin}">
+      <td class="tmm_bookTitle noLinkDecoration">${active ? name : `<a href="http://www.amazon.com/x/dp/${asin}">${name}</a>`}</td><td class="price">$1.00</td></tr></tbody>`;
+    const html = page(`<input type="hidden" id="ASIN" name="ASIN" value="140006922X">
+      <table class="twisterMediaMatrix">${row('B00BRUQ7ZY', 'Kindle Edition')}${row('140006922X', 'Hardcover', true)}${row('B00DYMLQEU', 'Audible Audio Edition, Unabridged')}</table>`,
+    oldTitle('Zealot', ''));
+    const f = read(html);
+    expect(f.variant).toBe('Hardcover');
+    expect(f.variants).toEqual([
+      { name: 'Kindle Edition', asin: 'B00BRUQ7ZY' }, { name: 'Hardcover', asin: '140006922X' }, { name: 'Audible Audio Edition, Unabridged', asin: 'B00DYMLQEU' },
+    ]);
+  });
+});

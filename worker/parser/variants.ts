@@ -173,7 +173,7 @@ function readMediaMatrix(doc: Document, pageAsin: string | null): { variant: str
   const variants: Variant[] = [];
   let variant: string | null = null;
   for (const row of selectAll(doc, 'table.twisterMediaMatrix tr[id^="tmm_"]')) {
-    const cell = selectOne(row, '.tmm_videoMetaBinding');
+    const cell = selectOne(row, '.tmm_videoMetaBinding') ?? selectOne(row, '.tmm_bookTitle');
     const name = cell ? textOf(cell) : '';
     if (!name) continue;
     const selected = matches(row, '.activeRow');
