@@ -190,3 +190,34 @@ describe('byline and formats of older layouts', () => {
     ]);
   });
 });
+
+describe('the merchant in buy boxes other than the tabular one', () => {
+  const grid = (rows: [string, string][], wrapper = 'offer-display-features'): string => page(`${priceBlock}<div id="buybox"><div id="${wrapper}">${rows
+    .map(([l, v]) => `<div class="offer-display-feature-label"><span>${l}</span></div><div class="offer-display-feature-text"><span class="offer-display-feature-text-message">${v}</span></div>`)
+    .join('')}</div></div>`);
+  it('the two-row grid without feature wrappers, and localized labels', () => {
+    expect(read(grid([['Ships from', 'Amazon'], ['Sold by', 'Acme']])).buy_box).toEqual({
+      seller_name: 'Acme', seller_id: null, ships_from: 'Amazon', sold_by_amazon: false, fulfilled_by_amazon: true,
+    });
+    const es = page(`<div id="price"><span id="priceblock_ourprice">12,00 €</span></div><div id="buybox"><div id="offer-display-features">
+      <div class="offer-display-feature-label"><span>Envío</span></div><div class="offer-display-feature-text"><span>Amazon</span></div>
+      <div class="offer-display-feature-label"><span>Vendido por</span></div><div class="offer-display-feature-text"><span>Tienda X</span></div></div></div>`);
+    expect(read(es, 'es').buy_box).toEqual({ seller_name: 'Tienda X', seller_id: null, ships_from: 'Amazon', sold_by_amazon: false, fulfilled_by_amazon: true });
+  });
+
+  it('one combined "Shipper / Seller" row is both', () => {
+    expect(read(grid([['Shipper / Seller', 'Amazon.com']])).buy_box).toEqual({
+      seller_name: 'Amazon.com', seller_id: null, ships_from: 'Amazon.com', sold_by_amazon: true, fulfilled_by_amazon: true,
+    });
+  });
+
+  it('"Ships from and sold by" with a packaging note; Amazon\'s own retail entities ship their stock', () => {
+    const line = (text: string): string => page(`${priceBlock}<div class="buying"><span class="availGreen">In Stock.</span> ${text}</div>`);
+    expect(read(line('Ships from and sold by Amazon.com in easy-to-open packaging.')).buy_box).toEqual({
+      seller_name: 'Amazon.com', seller_id: null, ships_from: 'Amazon.com', sold_by_amazon: true, fulfilled_by_amazon: true,
+    });
+    expect(read(line('Ships from and sold by Amazon Digital Services in certified Frustration-Free Packaging.')).buy_box).toEqual({
+      seller_name: 'Amazon Digital Services', seller_id: null, ships_from: 'Amazon Digital Services', sold_by_amazon: true, fulfilled_by_amazon: true,
+    });
+  });
+});

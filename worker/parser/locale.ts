@@ -239,23 +239,32 @@ export const TRAILING_LINK_TEXTS: readonly string[] = [
   'actualizar ubicación', 'standort aktualisieren', 'mettre à jour la position', 'aggiorna posizione', 'learn more',
 ];
 
+/** Buy-box grid labels of one row that names both the shipper and the seller (lower-case). */
+export const SHIPPER_SELLER_LABELS: readonly string[] = [
+  'shipper / seller', 'shipper/seller', 'ships from and sold by', 'dispatched from and sold by', 'versand und verkauf', 'verkauf und versand',
+  'expédié et vendu par', 'vendu et expédié par', 'expéditeur / vendeur', 'vendido y enviado por', 'enviado y vendido por', 'remitente / vendedor',
+  'vendido e enviado por', 'enviado e vendido por', 'venduto e spedito da', 'spedito e venduto da', '出荷元 / 販売元', '出荷元/販売元',
+];
+
 /** Buy-box grid labels of the "Ships from" row (lower-case; "Delivered by" is not one). */
 export const SHIPS_FROM_LABELS: readonly string[] = [
-  'ships from', 'dispatched from', 'enviado por', 'enviado de', 'envío desde', 'enviado desde', 'versand', 'expédié par',
-  'expédition', 'spedito da', 'spedizione', '出荷元', '発送元',
+  'ships from', 'dispatched from', 'shipper', 'enviado por', 'enviado de', 'envío desde', 'enviado desde', 'envío', 'enviado', 'versand',
+  'expédié par', 'expédition', 'expéditeur', 'spedito da', 'spedizione', '出荷元', '発送元',
 ];
 
 /** Buy-box grid labels of the "Sold by" row (lower-case). */
-export const SOLD_BY_LABELS: readonly string[] = ['sold by', 'vendido por', 'verkäufer', 'verkauf durch', 'vendu par', 'venduto da', '販売元'];
+export const SOLD_BY_LABELS: readonly string[] = [
+  'sold by', 'seller', 'vendido por', 'vendido', 'vendedor', 'verkäufer', 'verkauf durch', 'vendu par', 'vendeur', 'venduto da', 'venditore', '販売元',
+];
 
 /**
  * `#merchant-info` sentences: [pattern, which groups are the seller and the ships-from]. Lower-cased
  * text is matched; names are cut from the original text at the same offsets.
  */
 export const MERCHANT_SENTENCES: ReadonlyArray<{ re: RegExp; seller: number; shipsFrom: number | 'same' }> = [
-  { re: /^(?:ships from and sold by|dispatched from and sold by|verkauf und versand durch|vendido y enviado por|vendido e enviado por|expédié et vendu par|vendu et expédié par|venduto e spedito da|spedito e venduto da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 'same' },
+  { re: /^(?:ships from and sold by|dispatched from and sold by|verkauf und versand durch|versand und verkauf durch|enviado y vendido por|enviado e vendido por|vendido y enviado por|vendido e enviado por|expédié et vendu par|vendu et expédié par|venduto e spedito da|spedito e venduto da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 'same' },
   { re: /^(?:sold by|verkauf durch|vendido por|vendu par|venduto da)\s+(.+?)\s+(?:and fulfilled by|and dispatched by|und versand durch|y gestionado por|y enviado por|e enviado por|e enviado pela|et expédié par|e spedito da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 2 },
-  { re: /^(?:ships from|dispatched from|versand durch|enviado por|expédié par|spedito da)\s+(.+?)\s+(?:and sold by|und verkauf durch|y vendido por|e vendido por|et vendu par|e venduto da)\s+(.+?)\.?$/, seller: 2, shipsFrom: 1 },
+  { re: /^(?:ships from|dispatched from|versand durch|enviado por|enviado desde|expédié par|spedito da)\s+(.+?)\s+(?:and sold by|und verkauf durch|y vendido por|e vendido por|et vendu par|e venduto da)\s+(.+?)\.?$/, seller: 2, shipsFrom: 1 },
   { re: /この商品は、\s*(.+?)\s*が販売、発送します。?$/, seller: 1, shipsFrom: 'same' },
 ];
 
@@ -264,7 +273,14 @@ export const AMAZON_RETAIL_SELLERS: readonly string[] = [
   'amazon', 'amazon.com', 'amazon.ca', 'amazon.co.uk', 'amazon.de', 'amazon.fr', 'amazon.it', 'amazon.es', 'amazon.com.br',
   'amazon.com.mx', 'amazon.co.jp', 'amazon.com.au', 'amazon eu s.à r.l.', 'amazon eu sarl', 'amazon eu s.a.r.l.',
   'amazon media eu s.à r.l.', 'amazon export sales llc', 'amazon us', 'amazon servicos de varejo do brasil ltda',
+  'amazon digital services', 'amazon digital services llc', 'amazon digital services, inc.', 'amazon digital services inc.',
 ];
+
+/**
+ * Packaging notes after the merchant's name in a merchant sentence ("Ships from and sold by Amazon.com in
+ * easy-to-open packaging", "… in certified Frustration-Free Packaging"): not part of the name (lower-case).
+ */
+export const PACKAGING_NOTES: readonly RegExp[] = [/\s+in (?:certified )?frustration-free packaging$/, /\s+in easy-to-open packaging$/];
 
 /**
  * `#availability` phrases per status (lower-case, matched anywhere in the line), checked in this order:
