@@ -221,3 +221,20 @@ describe('the merchant in buy boxes other than the tabular one', () => {
     });
   });
 });
+
+describe('rating and stock lines of 2010-14 pages', () => {
+  const summary = (asin: string, stars: string): string =>
+    `<span class="crAvgStars"><span class="asinReviewsSummary" name="${asin}"><a href="/product-reviews/${asin}"><span class="swSprite" title="${stars} out of 5 stars"><span>${stars} out of 5 stars</span></span></a></span>
+     (<a href="/product-reviews/${asin}">2,463 customer reviews</a>)</span>`;
+  it('a review summary naming another product (a carousel item) is never the product\'s rating', () => {
+    const carousel = page(`<input type="hidden" id="ASIN" name="ASIN" value="1423146727"><div class="rating-price"><span class="rating-stars">${summary('1423140605', '4.8')}</span></div>`);
+    expect(read(carousel)).toMatchObject({ rating: null, ratings_count: null });
+    const own = page(`<input type="hidden" id="ASIN" name="ASIN" value="140006922X"><span class="rating-stars">${summary('0385739761', '3.0')}</span>${summary('140006922X', '3.9')}`);
+    expect(read(own)).toMatchObject({ rating: 3.9, ratings_count: 2463 });
+  });
+
+  it('"In stock on <date>" is a back order', () => {
+    const html = page(`${priceBlock}<div class="buying"><span class="availOrange">In stock on July 23, 2013.</span><br>Order it now.</div>`);
+    expect(read(html).availability).toEqual({ status: 'back_order', text: 'In stock on July 23, 2013.', quantity: null });
+  });
+});

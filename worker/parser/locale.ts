@@ -290,7 +290,8 @@ export const PACKAGING_NOTES: readonly RegExp[] = [/\s+in (?:certified )?frustra
  */
 export const AVAILABILITY_PHRASES = {
   back_order: [
-    'temporarily out of stock', 'vorübergehend nicht auf lager', 'temporairement en rupture', 'temporaneamente non disponibile',
+    // "In stock on July 23, 2013. Order it now.": orderable now, stock later.
+    'in stock on ', 'temporarily out of stock', 'vorübergehend nicht auf lager', 'temporairement en rupture', 'temporaneamente non disponibile',
     'temporaneamente esaurito', 'temporalmente sin stock', 'temporalmente agotado', 'temporariamente fora de estoque',
     'temporariamente esgotado', 'temporariamente indisponível', '一時的に在庫切れ', 'tijdelijk niet op voorraad', 'tymczasowo niedostępny',
     'chwilowo niedostępny', 'tillfälligt slut', 'geçici olarak stokta yok',
