@@ -238,3 +238,22 @@ describe('rating and stock lines of 2010-14 pages', () => {
     expect(read(html).availability).toEqual({ status: 'back_order', text: 'In stock on July 23, 2013.', quantity: null });
   });
 });
+
+describe('bullets and Subscribe & Save of 2015-24 layouts', () => {
+  it('"About this item" split over several lists; the older "Product Features" bucket below the fold', () => {
+    const facts = page(`<div id="productFactsDesktopExpander"><h3 class="product-facts-title"> About this item </h3>
+      <ul class="a-unordered-list"><li><span class="a-list-item">First</span></li></ul><ul class="a-unordered-list"><li><span class="a-list-item">Second</span></li></ul>
+      <hr><ul><li>Not a bullet</li></ul></div>`);
+    expect(read(facts).feature_bullets).toEqual(['First', 'Second']);
+    const btf = page(`<div id="feature-bullets-btf"><table><tr><td class="bucket normal"><h2>Product Features</h2><div class="content"><ul>
+      <li>A convenient introductory pack</li><li>Attachment type: TR</li></ul></div></td></tr></table></div>`);
+    expect(read(btf).feature_bullets).toEqual(['A convenient introductory pack', 'Attachment type: TR']);
+  });
+
+  it('the 2017-18 buy box accordion\'s Subscribe & Save price', () => {
+    const html = page(`<div id="snsBuyBoxAccordion"><div id="oneTimeBuyBox" class="a-box a-accordion-active"><span class="a-text-bold">One-time purchase:</span>
+      <span class="a-color-price">EUR 9,49</span></div><div id="snsBuyBox" class="a-box"><span class="a-text-bold">Spar-Abo:</span>
+      <span id="subscriptionPrice" class="a-color-price"> EUR 8,54 </span></div></div><div id="price"><span id="priceblock_ourprice">EUR 9,49</span></div>`);
+    expect(read(html, 'de').subscribe_save_price).toEqual({ amount: 8.54, currency: 'EUR' });
+  });
+});

@@ -11,7 +11,7 @@ import { closest, matches, selectAll, selectOne } from './select.js';
 /** The bullets, the description blocks and the breadcrumb. */
 export const CONTENT_PARTS: PageParts = {
   ids: [
-    'feature-bullets', 'productFactsDesktopExpander', 'productDescription', 'bookDescription_feature_div', 'postBodyPS',
+    'feature-bullets', 'feature-bullets-btf', 'kindle-feature-bullets-atf', 'productFactsDesktopExpander', 'productDescription', 'bookDescription_feature_div', 'postBodyPS',
     'drengr_DesktopTabbedDescriptionOverviewContent_feature_div', 'wayfinding-breadcrumbs_feature_div',
   ],
 };
@@ -33,19 +33,24 @@ const FITMENT = '#replacementPartsFitmentBullet, [id^="replacementPartsFitment"]
 
 /**
  * The "About this item" bullets, each as text, in page order, duplicates kept: `#feature-bullets li`
- * (including those folded behind "Show more"), else the list under an "About this item" heading of the
- * product-facts block.
+ * (including those folded behind "Show more"), else the lists right under an "About this item" heading
+ * of the product-facts block, else the older pages' equivalents: the "Product Features" bucket below
+ * the fold (`#feature-bullets-btf`) and the Kindle device bullets (`#kindle-feature-bullets-atf`).
  */
 export function readFeatureBullets(doc: Document): string[] {
   const box = query(doc, ['#feature-bullets']);
-  let items: Element[];
+  let items: Element[] = [];
   if (box) {
     items = [...selectAll(box, 'li')].filter((li) => !matches(li, FITMENT) && !closest(li, FITMENT));
   } else {
     const facts = query(doc, ['#productFactsDesktopExpander']);
     const heading = facts ? [...selectAll(facts, '.product-facts-title, h3')].find((h) => containsAny(textOf(h).toLowerCase(), ABOUT_THIS_ITEM)) : undefined;
-    const list = heading?.nextElementSibling;
-    items = list && list.tagName === 'UL' ? [...selectAll(list, ':scope > li')] : [];
+    // The heading's list may come split in several lists, one after the other.
+    for (let list = heading?.nextElementSibling; list && list.tagName === 'UL'; list = list.nextElementSibling) items.push(...selectAll(list, ':scope > li'));
+    if (!heading) {
+      const older = query(doc, ['#feature-bullets-btf']) ?? query(doc, ['#kindle-feature-bullets-atf']);
+      if (older) items = [...selectAll(older, 'li')];
+    }
   }
   return items.filter((li) => !closest(li.parentElement, 'li')).map((li) => textOf(li, notControl)).filter((t) => t !== '');
 }

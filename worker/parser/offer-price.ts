@@ -30,7 +30,7 @@ const PRIME_ROWS = ['pep_feature_div', 'bbop', 'PrimeStripeContent', 'prime-rcx-
  * `#price` strike rows), the Subscribe & Save rows, the coupon badge, and Prime badges of the buy box.
  */
 export const OFFER_PRICE_PARTS: PageParts = {
-  ids: [...PRIME_ROWS, 'listPrice', 'listPriceValue', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
+  ids: [...PRIME_ROWS, 'listPrice', 'listPriceValue', 'sns-base-price', 'subscriptionPrice', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
   idPrefixes: ['couponBadge', 'couponText'],
   // The legacy `#price` table is read only for its struck prices, Prime badges and shipping notes.
   scoped: {
@@ -66,11 +66,16 @@ export function readListPrice(doc: Document, marketplace: Marketplace): Price | 
   return null;
 }
 
-/** The base Subscribe & Save price of the selected variant; null when not offered. */
+/**
+ * The base Subscribe & Save price of the selected variant (`#sns-base-price`, the 2017-18 buy box
+ * accordion's `#subscriptionPrice`, the S&S rows); null when not offered.
+ */
 export function readSubscribeSavePrice(doc: Document, marketplace: Marketplace): Price | null {
-  const base = queryAll(doc, ['#sns-base-price']).filter((el) => !otherOffer(el));
-  const fromBase = agreed(base, marketplace);
-  if (fromBase !== undefined) return fromBase;
+  for (const sel of ['#sns-base-price', '#subscriptionPrice']) {
+    const base = queryAll(doc, [sel]).filter((el) => !otherOffer(el));
+    const fromBase = agreed(base, marketplace);
+    if (fromBase !== undefined) return fromBase;
+  }
   const rows = queryAll(doc, ['#snsAccordionRowMiddle', '#priceblock_snsupsell_row']).filter((el) => !otherOffer(el) && !closest(el, HIDDEN_COPY));
   for (const row of rows) {
     const el = selectOne(row, '.a-price, .a-color-price');
