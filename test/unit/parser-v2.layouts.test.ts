@@ -257,3 +257,29 @@ describe('bullets and Subscribe & Save of 2015-24 layouts', () => {
     expect(read(html, 'de').subscribe_save_price).toEqual({ amount: 8.54, currency: 'EUR' });
   });
 });
+
+describe('product pages without the usual title ids', () => {
+  it('a 2010-12 device landing page: the h1.parseasinTitle heading is the title, the Kindle bullets are the bullets', () => {
+    const html = page(`<ul id="kindle-feature-bullets-atf"><li>Over 20 million movies</li><li>Amazon Silk</li></ul>`,
+      '<h1 class="parseasinTitle">\n Kindle Fire\n</h1><span>Wi-Fi, Full Color 7" Multi-Touch Display</span>');
+    const f = read(html);
+    expect(f.feature_bullets).toEqual(['Over 20 million movies', 'Amazon Silk']);
+    expect(parseProductPage(html, mp('com'))).toMatchObject({ kind: 'product', fields: { title: 'Kindle Fire' } });
+  });
+
+  it('an Appstore app page: #mas-title, a free price, the "Sold by:" line, its availability, features and description', () => {
+    const html = page(`<div id="actualPriceRow"><span id="actualPriceLabel">Price:</span><span id="actualPriceValue"><strong class="priceLarge"> Free Download </strong></span></div>
+      <div id="mobileApplicationLegal_feature_div"><div class="a-section"><span class="a-color-secondary masrw-label">Sold by:</span><span>Amazon Digital Services, Inc.</span></div></div>
+      <div id="mas-availability" class="a-section buying mas-availability">Available <span>instantly</span></div>
+      <div id="mas-product-feature" class="a-section bucket"><h2>Product features</h2><div class="a-row masrw-content-row"><ul><li><span class="a-list-item">Three tumblers</span></li></ul></div></div>
+      <div id="mas-product-description" class="a-section bucket"><h2>Product description</h2><div class="a-row masrw-content-row">Tap to hit the lock.<br><br>How many locks can you pick?</div></div>`,
+    '<div id="mas-title" class="a-section"><div class="a-row"><span class="a-size-large a-text-bold">Pick a Lock</span></div></div>');
+    const f = read(html);
+    expect(f).toMatchObject({
+      title: 'Pick a Lock', price: { amount: 0, currency: 'USD' }, prime: false,
+      buy_box: { seller_name: 'Amazon Digital Services, Inc.', seller_id: null, ships_from: null, sold_by_amazon: true, fulfilled_by_amazon: false },
+      availability: { status: 'in_stock', text: 'Available instantly', quantity: null },
+      feature_bullets: ['Three tumblers'], description: 'Tap to hit the lock. How many locks can you pick?',
+    });
+  });
+});

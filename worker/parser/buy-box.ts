@@ -9,7 +9,7 @@ import { closest, matches, selectAll, selectOne } from './select.js';
 
 /** The merchant rows: the tabular buy box, the newer "Ships from" / "Sold by" grid, the legacy merchant line. */
 export const BUY_BOX_PARTS: PageParts = {
-  ids: ['tabular-buybox', 'merchant-info', 'fulfillerInfoFeature_feature_div', 'merchantInfoFeature_feature_div', 'shipsFromSoldBy_feature_div', 'offer-display-features'],
+  ids: ['mobileApplicationLegal_feature_div', 'tabular-buybox', 'merchant-info', 'fulfillerInfoFeature_feature_div', 'merchantInfoFeature_feature_div', 'shipsFromSoldBy_feature_div', 'offer-display-features'],
   classes: ['buying'],
   scoped: { within: ['buybox'], classes: ['print-sold-by'] },
 };
@@ -113,6 +113,18 @@ function readDigitalSeller(doc: Document): Merchant | null {
   return seller ? { seller, shipsFrom: null, id: sellerId(row) } : null;
 }
 
+/** An app's "Sold by:" line (`#mobileApplicationLegal_feature_div`: a label span and the seller after it): a seller, no ships-from. */
+function readAppSeller(doc: Document): Merchant | null {
+  for (const box of queryAll(doc, ['#mobileApplicationLegal_feature_div'])) {
+    for (const label of selectAll(box, '.masrw-label')) {
+      if (!containsAny(textOf(label).toLowerCase(), SOLD_BY_LABELS)) continue;
+      const seller = textOf(label.nextElementSibling);
+      if (seller) return { seller, shipsFrom: null, id: sellerId(label.parentElement) };
+    }
+  }
+  return null;
+}
+
 const isAmazon = (name: string | null): boolean | null => (name === null ? null : AMAZON_RETAIL_SELLERS.includes(name.toLowerCase()));
 /** Ships from Amazon: "Amazon", "Amazon.de", or one of the marketplaces' retail entities (they ship their own stock). */
 const shipsFromAmazon = (name: string | null): boolean | null => (name === null ? null : /^amazon(?:\.[a-z.]+)?$/i.test(name) || isAmazon(name));
@@ -134,7 +146,7 @@ export function readBuyBox(doc: Document): BuyBox | null {
     const line = featured(queryAll(doc, ['#merchant-info']));
     m = line ? readSentence(line) : null;
   }
-  m ??= readDigitalSeller(doc);
+  m ??= readDigitalSeller(doc) ?? readAppSeller(doc);
   if (!m) {
     // Older layouts: the `.buying` block that holds the stock line also says who sells and ships.
     for (const block of queryAll(doc, ['.buying'])) {

@@ -204,6 +204,15 @@ export const USED_OFFER_PHRASES: readonly string[] = [
   "d'occasion:", 'compra usato', 'usato:', 'comprar usado', 'usado:', 'comprar seminovo', '中古品を購入', '中古品:',
 ];
 
+/**
+ * Whole price texts of an offer that costs nothing (an app's "Free Download"), lower-case, without a
+ * closing full stop: the price is 0 in the marketplace's currency.
+ */
+export const FREE_PRICE_TEXTS: readonly string[] = [
+  'free download', 'free', 'kostenloser download', 'kostenlos', 'gratis', 'téléchargement gratuit', 'gratuit', 'download gratuito',
+  'descarga gratuita', 'gratuito', '無料ダウンロード', '無料',
+];
+
 /** Tax notes after a price that are not part of the amount (`￥ 2,814 (税込)`). */
 export const TAX_NOTES: readonly string[] = ['（税込）', '(税込)', '税込'];
 
@@ -308,7 +317,7 @@ export const AVAILABILITY_PHRASES = {
     'momenteel niet verkrijgbaar', 'niedostępny', 'inte tillgänglig', 'slut i lager', 'mevcut değil', 'stokta yok',
   ],
   in_stock: [
-    'in stock', 'auf lager', 'en stock', 'em estoque', 'em stock', 'disponibilità immediata', 'disponibile', '在庫あり', 'op voorraad',
+    'in stock', 'available instantly', 'sofort verfügbar', 'disponible immédiatement', 'disponible al instante', 'auf lager', 'en stock', 'em estoque', 'em stock', 'disponibilità immediata', 'disponibile', '在庫あり', 'op voorraad',
     'w magazynie', 'i lager', 'stokta var',
   ],
 } as const;

@@ -2,7 +2,7 @@
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
-import { MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
+import { FREE_PRICE_TEXTS, MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
 import { inSubscribeSave, otherOffer } from './offer.js';
 import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
@@ -137,7 +137,8 @@ function unreadState(text: string, marketplace: Marketplace): PriceState {
  * unit prices and other offers' rows are never it, so on a page with one-time and Subscribe & Save
  * options the one-time price is what remains (a Prime member price shown as the core price is the
  * price). The first source with any price decides; its prices must agree (a range such as
- * `R$169,00 - R$199,90` shows two -> null). A buy box holding only a used / other-seller offer has no
+ * `R$169,00 - R$199,90` shows two -> null); an offer whose price says it costs nothing ("Free Download")
+ * is 0. A buy box holding only a used / other-seller offer has no
  * featured offer: null.
  */
 export function readPriceState(doc: Document, marketplace: Marketplace): { price: Price | null; state: PriceState } {
@@ -150,7 +151,7 @@ export function readPriceState(doc: Document, marketplace: Marketplace): { price
       if (t) texts.push(t);
     }
     if (texts.length === 0) continue;
-    const prices = texts.map((t) => parsePrice(t, marketplace));
+    const prices = texts.map((t) => (FREE_PRICE_TEXTS.includes(clean(t).toLowerCase().replace(/\.$/, '')) ? { amount: 0, currency: marketplace.currency } : parsePrice(t, marketplace)));
     const first = prices[0];
     if (!first) return { price: null, state: unreadState(texts[0]!, marketplace) };
     if (prices.some((p) => !p || p.amount !== first.amount)) return { price: null, state: 'unreadable' };

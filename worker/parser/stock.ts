@@ -16,7 +16,7 @@ import { selectAll, selectOne } from './select.js';
 export const STOCK_PARTS: PageParts = {
   ids: [
     'availability', 'contextualIngressPtLabel_deliveryShortLine', 'glow-ingress-line1', 'glow-ingress-line2', 'mir-layout-DELIVERY_BLOCK',
-    'ddmDeliveryMessage', 'delivery-message', 'fast-track-message', 'ftMessage',
+    'ddmDeliveryMessage', 'delivery-message', 'fast-track-message', 'ftMessage', 'mas-availability',
   ],
   // The older buy box's address picker ("Ship to: kirkland, 98033").
   classes: ['lux-location-label'],
@@ -42,11 +42,15 @@ export function availabilityStatus(text: string): { status: AvailabilityStatus; 
 
 /**
  * The featured offer's `#availability` line (the first one outside other offers' rows; older layouts:
- * the stock span of the `.buying` block, without the help link after it); null when the page shows none
+ * the stock span of the `.buying` block, without the help link after it; an app's `#mas-availability`);
+ * null when the page shows none
  * or the featured offer's line is empty.
  */
 export function readAvailability(doc: Document): Availability | null {
-  const el = featured(queryAll(doc, ['#availability'])) ?? featured(queryAll(doc, ['.buying']).flatMap((b) => [...selectAll(b, LEGACY_STOCK)]));
+  const el =
+    featured(queryAll(doc, ['#availability'])) ??
+    featured(queryAll(doc, ['.buying']).flatMap((b) => [...selectAll(b, LEGACY_STOCK)])) ??
+    featured(queryAll(doc, ['#mas-availability']));
   const text = el ? textOf(el) : '';
   if (!text) return null;
   return { text, ...availabilityStatus(text) };
