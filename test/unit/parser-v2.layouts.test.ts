@@ -283,3 +283,12 @@ describe('product pages without the usual title ids', () => {
     });
   });
 });
+
+describe('details bullets', () => {
+  it('a bold question link followed by only a question mark is not a pair', () => {
+    const html = page(`<div id="detailBullets_feature_div"><ul>
+      <li><b>Sprache:</b> Deutsch</li>
+      <li> <br>&nbsp;<b><a href="/gp/feature.html?docId=1000601883">Ist der Verkauf dieses Produkts für Sie nicht akzeptabel</a></b>? </li></ul></div>`);
+    expect(read(html, 'de').details).toEqual({ sprache: 'Deutsch' });
+  });
+});
