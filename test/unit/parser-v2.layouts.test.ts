@@ -292,3 +292,16 @@ describe('details bullets', () => {
     expect(read(html, 'de').details).toEqual({ sprache: 'Deutsch' });
   });
 });
+
+describe('twister dimensions shown as dropdowns', () => {
+  it('a dropdown dimension whose row has no id of its own keeps its page place and its prompt\'s selection', () => {
+    const data = `<script>var dataToReturn = { "dimensionValuesDisplayData" : {"B01EM6DE6Y":["Men's 7.5-9/Women's 6-10","White/Pink"],"B01EM6DJRI":["Men's 9-12.5/Women's 10-12","White/Grey"]},
+      "dimensions" : ["size_name","color_name"], "currentAsin" : "B01EM6DE6Y" };</script>`;
+    const html = page(`${data}<div id="parameters.sectionId" class="variation-dropdown"><select id="native_dropdown_selected_size_name"><option value="-1">Select</option></select>
+      <span id="dropdown_selected_size_name" class="a-button a-button-dropdown"><span class="a-button-inner"><span class="a-button-text"><span class="a-dropdown-prompt"> Men's 7.5-9/Women's 6-10 </span></span></span></span></div>
+      <div id="variation_color_name"><span class="selection">White/Pink</span></div>`);
+    const f = read(html);
+    expect(f.variant).toBe("Men's 7.5-9/Women's 6-10 / White/Pink");
+    expect(f.variants).toContainEqual({ name: "Men's 9-12.5/Women's 10-12 / White/Grey", asin: 'B01EM6DJRI' });
+  });
+});
