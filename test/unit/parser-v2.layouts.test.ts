@@ -305,3 +305,13 @@ describe('twister dimensions shown as dropdowns', () => {
     expect(f.variants).toContainEqual({ name: "Men's 9-12.5/Women's 10-12 / White/Grey", asin: 'B01EM6DJRI' });
   });
 });
+
+describe('price of the 2012-14 radio buy box', () => {
+  it('the checked section\'s header price, not a rental\'s', () => {
+    const html = page(`<div id="rbb_section" class="rbb_section cBox"><div class="rbb_header"><span class="rentPrice">$12.00</span></div></div>
+      <div id="bb_section" class="rbb_section cBox buyTopBox selected"><div id="rbb_bb_trigger" class="rbb_header"><a href="#" class="rbbHeaderLink">
+      <span class="bb_title"><input name="selectedBuyBoxHeader" type="radio" class="bb_radio" checked="checked"> Buy New</span><span class="bb_price">
+$35.25 </span></a></div></div>`);
+    expect(read(html).price).toEqual({ amount: 35.25, currency: 'USD' });
+  });
+});

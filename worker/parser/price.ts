@@ -29,6 +29,8 @@ const SOURCES: readonly string[][] = [
     '#newOfferAccordionRow .header-price', '#booksHeaderSection #price', '#buybox .offer-price',
   ],
   ['#price_inside_buybox'],
+  // The 2012-14 radio buy box (Buy New / Rent / Used): the checked section's header price.
+  ['#bb_section.selected .bb_price'],
   ['.priceLarge', '#actualPriceValue'],
 ];
 
@@ -46,7 +48,7 @@ export const PRICE_PARTS: PageParts = {
   classes: ['priceLarge', 'offer-price', 'rbbHeader', 'accordion-header'],
   shellIds: [...CORE_IDS, 'usedBuySection', 'usedbuyBox', 'usedBuyBox', 'unqualifiedBuyBox', 'desktop_qualifiedBuyBox', 'qualifiedBuybox', 'snsAccordionRowMiddle', 'sns-base-price'],
   shellIdPrefixes: ['usedAccordionRow', 'newAccordionRow'],
-  scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit'] },
+  scoped: { within: [...CORE_IDS, 'bb_section'], classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit', 'bb_price'] },
 };
 
 /** Unit prices (per count / kg). */
