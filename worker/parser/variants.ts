@@ -169,14 +169,18 @@ export function readFormatSwatches(doc: Document, pageAsin: string | null): { va
 
 /**
  * The 2010s media matrix (`table.twisterMediaMatrix`, "Other Formats & Versions"): one row per format
- * (`tr[id^="tmm_"]` with its format cell `.tmm_videoMetaBinding`), the active row the selected one; a
+ * (`tr[id^="tmm_"]` with its format cell `.tmm_videoMetaBinding`, books `.tmm_bookTitle`), the active row the selected one; a
  * row's ASIN is its link's (the active row's is the page's). Instant-video rows carry no format cell.
  */
 function readMediaMatrix(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
   let variant: string | null = null;
-  for (const row of selectAll(doc, 'table.twisterMediaMatrix tr[id^="tmm_"]')) {
-    const cell = selectOne(row, '.tmm_videoMetaBinding') ?? selectOne(row, '.tmm_bookTitle');
+  const rows = [...selectAll(doc, 'table.twisterMediaMatrix tr[id^="tmm_"]')];
+  // Film matrices name the format in `.tmm_videoMetaBinding` (their title cell holds the film's name);
+  // book matrices have no such cell and name the format in the title cell (`.tmm_bookTitle`).
+  const formatCell = rows.some((r) => selectOne(r, '.tmm_videoMetaBinding')) ? '.tmm_videoMetaBinding' : '.tmm_bookTitle';
+  for (const row of rows) {
+    const cell = selectOne(row, formatCell);
     const name = cell ? textOf(cell) : '';
     if (!name) continue;
     const selected = matches(row, '.activeRow');
