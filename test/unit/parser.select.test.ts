@@ -47,9 +47,10 @@ const SELECTORS = [
   ':scope > li', '[data-asin], [data-defaultasin]', '[id$="PRIMARY_DELIVERY_MESSAGE_LARGE"]', 'a', 'a.contributorNameID',
   'a[href*="field-author"]', 'a[href*="product-reviews"]', 'a[href*="seller="]', 'a[href]', 'b, .a-text-bold, td.label, th',
   'form[action*="validateCaptcha"], #captchacharacters', 'img', 'img[alt]', 'li a', 'li', 'li, tr, div.content, td', 'noscript', 'span',
-  'table.twisterMediaMatrix tr[id^="tmm_"]', 'td', 'td, a, span', 'td.value', 'tr', 'tr, li', 'tr.a-histogram-row, li',
+  'table.twisterMediaMatrix tr[id^="tmm_"]', '.tmm_bookTitle', 'td', 'td, a, span', 'td.value', 'tr', 'tr, li', 'tr.a-histogram-row, li',
   '#SalesRank', '#tmmSwatches .swatchElement', '#mediaTabs_tabSet li.mediaTab_heading', 'a#productDetails', 'a[name="productDetails"]',
   'input#ASIN', 'input[name="ASIN"]', 'input[name="ASIN.0"]', 'link[rel="canonical"]',
+  '.lux-location-label', '.histoCount', '.asinReviewsSummary', '.masrw-label', '.masrw-content-row', 'h1.parseasinTitle', '.a-dropdown-prompt', '#bb_section.selected .bb_price',
 ];
 const READERS = [
   BYLINE_PARTS, PRICE_PARTS, BSR_PARTS, IMAGE_PARTS, RATING_PARTS, VARIANT_PARTS,

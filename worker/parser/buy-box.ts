@@ -1,7 +1,7 @@
 /** `buy_box`: the featured offer's merchant (product-page-contract.md "Version 2 fields", `buy_box`). */
 import type { BuyBox } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
-import { AMAZON_RETAIL_SELLERS, MERCHANT_SENTENCES, SHIPS_FROM_LABELS, SOLD_BY_LABELS, containsAny } from './locale.js';
+import { AMAZON_RETAIL_SELLERS, MERCHANT_SENTENCES, PACKAGING_NOTES, SHIPPER_SELLER_LABELS, SHIPS_FROM_LABELS, SOLD_BY_LABELS, containsAny } from './locale.js';
 import { HIDDEN_COPY, LEGACY_STOCK, featured, otherOffer } from './offer.js';
 import { queryAll } from './query.js';
 import { clean, textOf } from './text.js';
@@ -9,7 +9,7 @@ import { closest, matches, selectAll, selectOne } from './select.js';
 
 /** The merchant rows: the tabular buy box, the newer "Ships from" / "Sold by" grid, the legacy merchant line. */
 export const BUY_BOX_PARTS: PageParts = {
-  ids: ['tabular-buybox', 'merchant-info', 'fulfillerInfoFeature_feature_div', 'merchantInfoFeature_feature_div', 'shipsFromSoldBy_feature_div'],
+  ids: ['mobileApplicationLegal_feature_div', 'tabular-buybox', 'merchant-info', 'fulfillerInfoFeature_feature_div', 'merchantInfoFeature_feature_div', 'shipsFromSoldBy_feature_div', 'offer-display-features'],
   classes: ['buying'],
   scoped: { within: ['buybox'], classes: ['print-sold-by'] },
 };
@@ -51,7 +51,13 @@ function readRows(containers: readonly Element[]): Merchant | null {
       const l = textOf(label).toLowerCase();
       const v = cellText(value);
       if (!v) continue;
-      if (m.shipsFrom === null && containsAny(l, SHIPS_FROM_LABELS)) {
+      if (m.shipsFrom === null && m.seller === null && containsAny(l, SHIPPER_SELLER_LABELS)) {
+        // One row for both ("Shipper / Seller", "Ships from and sold by").
+        m.shipsFrom = v;
+        m.seller = v;
+        m.id = sellerId(value);
+        any = true;
+      } else if (m.shipsFrom === null && containsAny(l, SHIPS_FROM_LABELS)) {
         m.shipsFrom = v;
         any = true;
       } else if (m.seller === null && containsAny(l, SOLD_BY_LABELS)) {
@@ -84,7 +90,8 @@ function readSentence(el: Element, anySentence = false): Merchant | null {
 function matchSentence(el: Element, sentence: string): Merchant | null {
   const lower = sentence.toLowerCase();
   for (const s of MERCHANT_SENTENCES) {
-    const m = s.re.exec(lower);
+    const note = PACKAGING_NOTES.map((re) => re.exec(lower)).find((x) => x !== null);
+    const m = s.re.exec(note ? lower.slice(0, note.index) : lower);
     if (!m) continue;
     const at = (g: number): string => {
       const start = m.index + m[0].indexOf(m[g]!);
@@ -106,8 +113,21 @@ function readDigitalSeller(doc: Document): Merchant | null {
   return seller ? { seller, shipsFrom: null, id: sellerId(row) } : null;
 }
 
+/** An app's "Sold by:" line (`#mobileApplicationLegal_feature_div`: a label span and the seller after it): a seller, no ships-from. */
+function readAppSeller(doc: Document): Merchant | null {
+  for (const box of queryAll(doc, ['#mobileApplicationLegal_feature_div'])) {
+    for (const label of selectAll(box, '.masrw-label')) {
+      if (!containsAny(textOf(label).toLowerCase(), SOLD_BY_LABELS)) continue;
+      const seller = textOf(label.nextElementSibling);
+      if (seller) return { seller, shipsFrom: null, id: sellerId(label.parentElement) };
+    }
+  }
+  return null;
+}
+
 const isAmazon = (name: string | null): boolean | null => (name === null ? null : AMAZON_RETAIL_SELLERS.includes(name.toLowerCase()));
-const shipsFromAmazon = (name: string | null): boolean | null => (name === null ? null : /^amazon(?:\.[a-z.]+)?$/i.test(name));
+/** Ships from Amazon: "Amazon", "Amazon.de", or one of the marketplaces' retail entities (they ship their own stock). */
+const shipsFromAmazon = (name: string | null): boolean | null => (name === null ? null : /^amazon(?:\.[a-z.]+)?$/i.test(name) || isAmazon(name));
 
 /**
  * Reads the featured offer's merchant: the grid or tabular rows first, else the merchant line; null when
@@ -119,12 +139,14 @@ export function readBuyBox(doc: Document): BuyBox | null {
     featured(queryAll(doc, ['#fulfillerInfoFeature_feature_div'])),
     featured(queryAll(doc, ['#merchantInfoFeature_feature_div'])),
   ].filter((e): e is Element => e !== null);
+  // The offer-display grid without its feature wrappers (the two-row "Ships from" / "Sold by" grid).
+  if (grid.length === 0) grid.push(...[featured(queryAll(doc, ['#offer-display-features']))].filter((e): e is Element => e !== null));
   let m = grid.length ? readRows(grid) : null;
   if (!m) {
     const line = featured(queryAll(doc, ['#merchant-info']));
     m = line ? readSentence(line) : null;
   }
-  m ??= readDigitalSeller(doc);
+  m ??= readDigitalSeller(doc) ?? readAppSeller(doc);
   if (!m) {
     // Older layouts: the `.buying` block that holds the stock line also says who sells and ships.
     for (const block of queryAll(doc, ['.buying'])) {

@@ -39,6 +39,27 @@ function contributorName(author: Element): string {
   return textOf(author, (el) => matches(el, '.contribution, .a-popover-preload'));
 }
 
+/**
+ * A byline link of the older layouts: an author search (`field-author=`), the author's page
+ * (`/Reza-Aslan/e/B001JONKIK`) or a brand search (`field-brandtextbin=Amazon`).
+ */
+const isBylineLink = (href: string): boolean =>
+  href.includes('field-author') || href.includes('field-brandtextbin') || /\/e\/[A-Z0-9]{10}(?:[/?#]|$)/.test(href);
+
+/**
+ * The brand a store link names in its address (`…&field-lbr_brands_browse-bin=Fruit+of+the+Loom`), for a
+ * brand line that shows only the brand's logo; null when the address names none.
+ */
+function brandOfLink(link: Element): string | null {
+  const m = /[?&]field-lbr_brands_browse-bin=([^&#]+)/.exec(link.getAttribute('href') ?? '');
+  if (!m) return null;
+  try {
+    return clean(decodeURIComponent(m[1]!.replace(/\+/g, ' '))) || null;
+  } catch {
+    return null;
+  }
+}
+
 /** Reads the byline names in page order, each once. */
 export function readByline(doc: Document): string[] {
   const names: string[] = [];
@@ -54,7 +75,7 @@ export function readByline(doc: Document): string[] {
       return names;
     }
     const link = matches(box, 'a') ? box : selectOne(box, 'a');
-    const t = link ? textOf(link) : '';
+    const t = link ? textOf(link) || (brandOfLink(link) ?? '') : '';
     if (t) add(unwrapBrand(t));
     else {
       // A brand line without a link counts only when it carries a known wrapper (`Brand: X`).
@@ -65,8 +86,9 @@ export function readByline(doc: Document): string[] {
     return names;
   }
   const brand = query(doc, ['#brand', '#bylineInfo_feature_div a']);
-  if (brand && textOf(brand)) {
-    add(unwrapBrand(textOf(brand)));
+  const brandName = brand ? textOf(brand) || brandOfLink(brand) : null;
+  if (brandName) {
+    add(unwrapBrand(brandName));
     return names;
   }
   // 2008–2014 layouts: contributor links right after the title heading, in its `.buying` block, or in the
@@ -74,7 +96,7 @@ export function readByline(doc: Document): string[] {
   const title = query(doc, ['#btAsinTitle']);
   const buying = closest(title, '.buying');
   if (buying) {
-    for (const a of selectAll(buying, 'a[href*="field-author"]')) add(textOf(a));
+    for (const a of selectAll(buying, 'a[href]')) if (isBylineLink(a.getAttribute('href')!)) add(textOf(a));
     return names;
   }
   const content = closest(title, '.content');

@@ -11,7 +11,7 @@ import { closest, matches, selectAll, selectOne } from './select.js';
 /** The bullets, the description blocks and the breadcrumb. */
 export const CONTENT_PARTS: PageParts = {
   ids: [
-    'feature-bullets', 'productFactsDesktopExpander', 'productDescription', 'bookDescription_feature_div',
+    'feature-bullets', 'feature-bullets-btf', 'kindle-feature-bullets-atf', 'mas-product-feature', 'mas-product-description', 'productFactsDesktopExpander', 'productDescription', 'bookDescription_feature_div', 'postBodyPS',
     'drengr_DesktopTabbedDescriptionOverviewContent_feature_div', 'wayfinding-breadcrumbs_feature_div',
   ],
 };
@@ -33,19 +33,25 @@ const FITMENT = '#replacementPartsFitmentBullet, [id^="replacementPartsFitment"]
 
 /**
  * The "About this item" bullets, each as text, in page order, duplicates kept: `#feature-bullets li`
- * (including those folded behind "Show more"), else the list under an "About this item" heading of the
- * product-facts block.
+ * (including those folded behind "Show more"), else the lists right under an "About this item" heading
+ * of the product-facts block, else the older pages' equivalents: the "Product Features" bucket below
+ * the fold (`#feature-bullets-btf`), the Kindle device bullets (`#kindle-feature-bullets-atf`) and an
+ * app's "Product features" (`#mas-product-feature`).
  */
 export function readFeatureBullets(doc: Document): string[] {
   const box = query(doc, ['#feature-bullets']);
-  let items: Element[];
+  let items: Element[] = [];
   if (box) {
     items = [...selectAll(box, 'li')].filter((li) => !matches(li, FITMENT) && !closest(li, FITMENT));
   } else {
     const facts = query(doc, ['#productFactsDesktopExpander']);
     const heading = facts ? [...selectAll(facts, '.product-facts-title, h3')].find((h) => containsAny(textOf(h).toLowerCase(), ABOUT_THIS_ITEM)) : undefined;
-    const list = heading?.nextElementSibling;
-    items = list && list.tagName === 'UL' ? [...selectAll(list, ':scope > li')] : [];
+    // The heading's list may come split in several lists, one after the other.
+    for (let list = heading?.nextElementSibling; list && list.tagName === 'UL'; list = list.nextElementSibling) items.push(...selectAll(list, ':scope > li'));
+    if (!heading) {
+      const older = query(doc, ['#feature-bullets-btf']) ?? query(doc, ['#kindle-feature-bullets-atf']) ?? query(doc, ['#mas-product-feature']);
+      if (older) items = [...selectAll(older, 'li')];
+    }
   }
   return items.filter((li) => !closest(li.parentElement, 'li')).map((li) => textOf(li, notControl)).filter((t) => t !== '');
 }
@@ -62,10 +68,13 @@ function blockText(el: Element): string {
 
 /**
  * The product description: books' `#bookDescription_feature_div` (or the tabbed "Book Description"
- * overview), else `#productDescription` whole with its inner headings; without A+ content; null when absent or empty.
+ * overview, or the 2010-14 "Book Description" box's body `#postBodyPS`, without its heading, release
+ * date line and Show more/less links), else `#productDescription` whole with its inner headings, else
+ * an app's "Product description" body (without its heading);
+ * without A+ content; null when absent or empty.
  */
 export function readDescription(doc: Document): string | null {
-  for (const sel of ['#bookDescription_feature_div', '#drengr_DesktopTabbedDescriptionOverviewContent_feature_div', '#productDescription']) {
+  for (const sel of ['#bookDescription_feature_div', '#drengr_DesktopTabbedDescriptionOverviewContent_feature_div', '#postBodyPS', '#productDescription', '#mas-product-description .masrw-content-row']) {
     for (const el of queryAll(doc, [sel])) {
       const t = blockText(el);
       if (t) return t;

@@ -50,7 +50,9 @@ function bulletPair(li: Element): [string, string] | null {
   const label = textOf(bold);
   if (!label) return null;
   const value = clean(textOf(li, (el) => el === bold).replace(/^[:：]\s*/, ''));
-  if (!value) return null;
+  // A bullet whose "value" is only punctuation is a question or link line ("<b><a>Is the sale of this
+  // product unacceptable to you</a></b>?"), not a pair.
+  if (!/[\p{L}\p{N}]/u.test(value)) return null;
   return [label, value];
 }
 

@@ -1,9 +1,13 @@
 /** `images`: the gallery of the selected variant (product-page-contract.md "Version 2 fields", `images`). */
 import { absolute } from './image.js';
-import { jsonAt, matchesAfter } from './raw-json.js';
+import { jsLiteralAt, jsonAt, matchesAfter } from './raw-json.js';
 
-/** What follows `colorImages` in `'colorImages': { 'initial': [...]` of the image block script (quotes of either kind). */
-const COLOR_IMAGES_REST = /['"]\s*:\s*\{\s*['"]initial['"]\s*:\s*/y;
+/**
+ * What follows `colorImages` up to the `initial` array in the image block script, in each way pages
+ * write it: `'colorImages': { 'initial': [`, `colorImages = {"initial":[` (2010-14),
+ * `colorImages: { initial: [` (2015-19).
+ */
+const COLOR_IMAGES_REST = /['"]?\s*[:=]\s*\{\s*(?:['"]initial['"]|initial)\s*:\s*/y;
 
 /** One entry of `colorImages.initial`. */
 interface GalleryEntry {
@@ -20,15 +24,20 @@ interface GalleryEntry {
  * @returns the URLs, or null when the page has gallery data that cannot be read (never a guess)
  */
 export function readGallery(raw: string, mainImage: string | null): string[] | null {
-  const start = matchesAfter(raw, 'colorImages', COLOR_IMAGES_REST, `'"`).next();
+  const start = matchesAfter(raw, 'colorImages', COLOR_IMAGES_REST).next();
   if (start.done) return mainImage ? [mainImage] : [];
-  const json = jsonAt(raw, start.value);
-  if (!json) return null;
   let entries: unknown;
   try {
-    entries = JSON.parse(json);
+    entries = JSON.parse(jsonAt(raw, start.value) ?? '');
   } catch {
-    return null;
+    // Not JSON: a JavaScript literal (bare keys, single quotes), read as one when it is only a literal.
+    const literal = jsLiteralAt(raw, start.value);
+    if (!literal) return null;
+    try {
+      entries = JSON.parse(literal);
+    } catch {
+      return null;
+    }
   }
   if (!Array.isArray(entries)) return null;
   const out: string[] = [];

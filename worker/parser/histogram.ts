@@ -5,15 +5,23 @@ import { queryAll } from './query.js';
 import { textOf } from './text.js';
 import { closest, selectAll, selectOne } from './select.js';
 
+/** Id prefix of the 2010-14 ratings summary (`#revHist-dpReviewsSummaryWithQuotes-<ASIN>`). */
+const LEGACY_PREFIX = 'revHist-dpReviewsSummary';
+
 /**
  * The ratings histogram of the product's own reviews section: its table rows, and in the list layout
  * each row's meter (kept with the start tags of its row, link and labelled span, which carry the star
  * and the percentage; the row's hidden column texts are not needed).
  */
-export const HISTOGRAM_PARTS: PageParts = { scoped: { within: ['histogramTable'], classes: ['a-histogram-row', 'a-meter'] } };
+export const HISTOGRAM_PARTS: PageParts = {
+  scoped: { within: ['histogramTable'], classes: ['a-histogram-row', 'a-meter'] },
+  // The 2010-14 summary beside the reviews (`#revHist-dpReviewsSummaryWithQuotes-<ASIN>`): small, kept whole.
+  idPrefixes: [LEGACY_PREFIX],
+};
 
 const STAR_WORDS: Record<string, 1 | 2 | 3 | 4 | 5> = { one: 1, two: 2, three: 3, four: 4, five: 5 };
-const PERCENT = /(\d{1,3})\s*(?:%|percent\b)/;
+/** A whole-number percentage (`64%`, `64 percent`); never the tail of a decimal (`65.75%` is not 75). */
+const PERCENT = /(?<![\d.,])(\d{1,3})\s*(?:%|percent\b)/;
 
 /** Words of "percent" in a row's accessible label (`88 percent of reviews have 5 stars`), lower-case. */
 const PERCENT_WORDS = /%|percent|por ciento|por cento|prozent|pour cent|per cento|パーセント/;
@@ -84,6 +92,26 @@ function readTable(table: Element): RatingHistogram | null {
 }
 
 /**
+ * Reads the 2010-14 summary: one `div.histoRow<five…one>` per star, its percentage in the row's tooltip
+ * (`title="64% of reviews have 5 stars"`); a row whose tooltip states none ("No 2-star reviews") and
+ * whose count is 0 is 0%. All five rows must read, else null.
+ */
+function readLegacy(box: Element): RatingHistogram | null {
+  const got = new Map<number, number>();
+  for (const row of box.children) {
+    const star = /(?:^|\s)histoRow(one|two|three|four|five)(?:\s|$)/.exec(row.getAttribute('class') ?? '')?.[1];
+    if (!star) continue;
+    const stated = PERCENT.exec(row.getAttribute('title') ?? '');
+    const count = textOf(selectOne(row, '.histoCount'));
+    const pct = stated ? Number(stated[1]) : count === '0' ? 0 : null;
+    if (pct === null || pct > 100 || got.has(STAR_WORDS[star]!)) return null;
+    got.set(STAR_WORDS[star]!, pct);
+  }
+  if (got.size !== 5) return null;
+  return { '5': got.get(5)!, '4': got.get(4)!, '3': got.get(3)!, '2': got.get(2)!, '1': got.get(1)! };
+}
+
+/**
  * Reads the ratings histogram: the first `#histogramTable` whose five rows all read; null when none does
  * or when the product has no rating (empty 0% rows are drawn then too).
  * @param rating the product's rating (`readRating`)
@@ -92,6 +120,10 @@ export function readHistogram(doc: Document, rating: number | null): RatingHisto
   if (rating === null) return null;
   for (const table of queryAll(doc, ['#histogramTable'])) {
     const h = readTable(table);
+    if (h) return h;
+  }
+  for (const box of queryAll(doc, [`[id^="${LEGACY_PREFIX}"]`])) {
+    const h = readLegacy(box);
     if (h) return h;
   }
   return null;

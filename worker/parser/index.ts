@@ -50,10 +50,11 @@ function pageAsin(doc: Document, fallback: string | null): string | null {
 /** Reads every field of a product page (its title already read). */
 function readFields(doc: Document, html: string, title: string, marketplace: Marketplace): PageParse {
   const twisterData = readTwisterData(html);
-  const sel = twisterData ? readTwister(doc, twisterData) : readFormatSwatches(doc, pageAsin(doc, null));
+  const asin = pageAsin(doc, null);
+  const sel = twisterData ? readTwister(doc, twisterData) : readFormatSwatches(doc, asin);
   const bsr = readBsr(doc);
   const { price, state: priceState } = readPriceState(doc, marketplace);
-  const rating = readRating(doc);
+  const rating = readRating(doc, asin);
   const imageUrl = readImage(doc);
   const buyBox = readBuyBox(doc);
   const hasOffer = price !== null || buyBox !== null;
@@ -67,7 +68,7 @@ function readFields(doc: Document, html: string, title: string, marketplace: Mar
     price,
     bsr,
     rating,
-    ratings_count: readRatingsCount(doc),
+    ratings_count: readRatingsCount(doc, asin),
     image_url: imageUrl,
     details: readDetails(doc),
     list_price: hasOffer ? readListPrice(doc, marketplace) : null,

@@ -204,6 +204,15 @@ export const USED_OFFER_PHRASES: readonly string[] = [
   "d'occasion:", 'compra usato', 'usato:', 'comprar usado', 'usado:', 'comprar seminovo', '中古品を購入', '中古品:',
 ];
 
+/**
+ * Whole price texts of an offer that costs nothing (an app's "Free Download"), lower-case, without a
+ * closing full stop: the price is 0 in the marketplace's currency.
+ */
+export const FREE_PRICE_TEXTS: readonly string[] = [
+  'free download', 'free', 'kostenloser download', 'kostenlos', 'gratis', 'téléchargement gratuit', 'gratuit', 'download gratuito',
+  'descarga gratuita', 'gratuito', '無料ダウンロード', '無料',
+];
+
 /** Tax notes after a price that are not part of the amount (`￥ 2,814 (税込)`). */
 export const TAX_NOTES: readonly string[] = ['（税込）', '(税込)', '税込'];
 
@@ -215,42 +224,56 @@ export const ABOUT_THIS_ITEM: readonly string[] = [
 
 /** Delivery-line prefixes before the place (lower-case, longest first where one contains another). */
 export const DELIVER_TO_PREFIXES: readonly string[] = [
-  'votre adresse de livraison', 'delivering to', 'deliver to', 'entregando em', 'entregar em', 'enviar para', 'enviar a', 'entrega en', 'entregar en',
-  'liefern an', 'liefern nach', 'lieferung an', 'livrer à', 'livraison à', 'consegna a', 'spedizione a', 'お届け先',
+  'votre adresse de livraison', 'delivering to', 'deliver to', 'ship to', 'entregando em', 'entregar em', 'enviar para', 'enviar a',
+  'se entregará a', 'se entregará en', 'entrega en', 'entregar en', 'liefern an', 'liefern nach', 'lieferung an', 'livrer à',
+  'livraison à', 'consegna a', 'spedizione a', 'お届け先',
 ];
+
+/** Delivery-line suffixes after the place (Japanese "東京都 160-0022にお届け"), lower-case, longest first. */
+export const DELIVER_TO_SUFFIXES: readonly string[] = ['にお届けします', 'へお届けします', 'にお届け', 'へお届け'];
 
 /** Delivery-line texts that name no place (a prompt to choose one), lower-case. */
 export const NO_PLACE_PHRASES: readonly string[] = [
   'select your address', 'select delivery location', 'choose location for most accurate options', 'update location',
   'selecione o endereço', 'atualizar local', 'atualizar cep', 'actualizar ubicación', 'selecciona tu dirección',
   'elige tu dirección', 'adresse auswählen', 'standort aktualisieren', 'choisir votre adresse', 'mettre à jour',
-  'seleziona il tuo indirizzo', 'aggiorna posizione', 'お届け先を選択',
+  'seleziona il tuo indirizzo', 'aggiorna posizione', 'お届け先を選択', 'select a shipping address', 'selecciona una dirección',
+  'wählen sie eine lieferadresse', 'sélectionnez une adresse', 'seleziona un indirizzo', 'selecione um endereço',
 ];
 
 /** Link texts after a delivery promise or place ("Details", "Update location"), lower-case. */
 export const TRAILING_LINK_TEXTS: readonly string[] = [
   'details', 'ver detalhes', 'ver detalles', 'siehe details', 'details anzeigen', 'en savoir plus', 'voir les détails',
   'maggiori informazioni', 'dettagli', 'más información', 'mais informações', '詳細', 'update location', 'atualizar local',
-  'actualizar ubicación', 'standort aktualisieren', 'mettre à jour la position', 'aggiorna posizione',
+  'actualizar ubicación', 'standort aktualisieren', 'mettre à jour la position', 'aggiorna posizione', 'learn more',
+];
+
+/** Buy-box grid labels of one row that names both the shipper and the seller (lower-case). */
+export const SHIPPER_SELLER_LABELS: readonly string[] = [
+  'shipper / seller', 'shipper/seller', 'ships from and sold by', 'dispatched from and sold by', 'versand und verkauf', 'verkauf und versand',
+  'expédié et vendu par', 'vendu et expédié par', 'expéditeur / vendeur', 'vendido y enviado por', 'enviado y vendido por', 'remitente / vendedor',
+  'vendido e enviado por', 'enviado e vendido por', 'venduto e spedito da', 'spedito e venduto da', '出荷元 / 販売元', '出荷元/販売元',
 ];
 
 /** Buy-box grid labels of the "Ships from" row (lower-case; "Delivered by" is not one). */
 export const SHIPS_FROM_LABELS: readonly string[] = [
-  'ships from', 'dispatched from', 'enviado por', 'enviado de', 'envío desde', 'enviado desde', 'versand', 'expédié par',
-  'expédition', 'spedito da', 'spedizione', '出荷元', '発送元',
+  'ships from', 'dispatched from', 'shipper', 'enviado por', 'enviado de', 'envío desde', 'enviado desde', 'envío', 'enviado', 'versand',
+  'expédié par', 'expédition', 'expéditeur', 'spedito da', 'spedizione', '出荷元', '発送元',
 ];
 
 /** Buy-box grid labels of the "Sold by" row (lower-case). */
-export const SOLD_BY_LABELS: readonly string[] = ['sold by', 'vendido por', 'verkäufer', 'verkauf durch', 'vendu par', 'venduto da', '販売元'];
+export const SOLD_BY_LABELS: readonly string[] = [
+  'sold by', 'seller', 'vendido por', 'vendido', 'vendedor', 'verkäufer', 'verkauf durch', 'vendu par', 'vendeur', 'venduto da', 'venditore', '販売元',
+];
 
 /**
  * `#merchant-info` sentences: [pattern, which groups are the seller and the ships-from]. Lower-cased
  * text is matched; names are cut from the original text at the same offsets.
  */
 export const MERCHANT_SENTENCES: ReadonlyArray<{ re: RegExp; seller: number; shipsFrom: number | 'same' }> = [
-  { re: /^(?:ships from and sold by|dispatched from and sold by|verkauf und versand durch|vendido y enviado por|vendido e enviado por|expédié et vendu par|vendu et expédié par|venduto e spedito da|spedito e venduto da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 'same' },
+  { re: /^(?:ships from and sold by|dispatched from and sold by|verkauf und versand durch|versand und verkauf durch|enviado y vendido por|enviado e vendido por|vendido y enviado por|vendido e enviado por|expédié et vendu par|vendu et expédié par|venduto e spedito da|spedito e venduto da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 'same' },
   { re: /^(?:sold by|verkauf durch|vendido por|vendu par|venduto da)\s+(.+?)\s+(?:and fulfilled by|and dispatched by|und versand durch|y gestionado por|y enviado por|e enviado por|e enviado pela|et expédié par|e spedito da)\s+(.+?)\.?$/, seller: 1, shipsFrom: 2 },
-  { re: /^(?:ships from|dispatched from|versand durch|enviado por|expédié par|spedito da)\s+(.+?)\s+(?:and sold by|und verkauf durch|y vendido por|e vendido por|et vendu par|e venduto da)\s+(.+?)\.?$/, seller: 2, shipsFrom: 1 },
+  { re: /^(?:ships from|dispatched from|versand durch|enviado por|enviado desde|expédié par|spedito da)\s+(.+?)\s+(?:and sold by|und verkauf durch|y vendido por|e vendido por|et vendu par|e venduto da)\s+(.+?)\.?$/, seller: 2, shipsFrom: 1 },
   { re: /この商品は、\s*(.+?)\s*が販売、発送します。?$/, seller: 1, shipsFrom: 'same' },
 ];
 
@@ -259,7 +282,14 @@ export const AMAZON_RETAIL_SELLERS: readonly string[] = [
   'amazon', 'amazon.com', 'amazon.ca', 'amazon.co.uk', 'amazon.de', 'amazon.fr', 'amazon.it', 'amazon.es', 'amazon.com.br',
   'amazon.com.mx', 'amazon.co.jp', 'amazon.com.au', 'amazon eu s.à r.l.', 'amazon eu sarl', 'amazon eu s.a.r.l.',
   'amazon media eu s.à r.l.', 'amazon export sales llc', 'amazon us', 'amazon servicos de varejo do brasil ltda',
+  'amazon digital services', 'amazon digital services llc', 'amazon digital services, inc.', 'amazon digital services inc.',
 ];
+
+/**
+ * Packaging notes after the merchant's name in a merchant sentence ("Ships from and sold by Amazon.com in
+ * easy-to-open packaging", "… in certified Frustration-Free Packaging"): not part of the name (lower-case).
+ */
+export const PACKAGING_NOTES: readonly RegExp[] = [/\s+in (?:certified )?frustration-free packaging$/, /\s+in easy-to-open packaging$/];
 
 /**
  * `#availability` phrases per status (lower-case, matched anywhere in the line), checked in this order:
@@ -269,7 +299,8 @@ export const AMAZON_RETAIL_SELLERS: readonly string[] = [
  */
 export const AVAILABILITY_PHRASES = {
   back_order: [
-    'temporarily out of stock', 'vorübergehend nicht auf lager', 'temporairement en rupture', 'temporaneamente non disponibile',
+    // "In stock on July 23, 2013. Order it now.": orderable now, stock later.
+    'in stock on ', 'temporarily out of stock', 'vorübergehend nicht auf lager', 'temporairement en rupture', 'temporaneamente non disponibile',
     'temporaneamente esaurito', 'temporalmente sin stock', 'temporalmente agotado', 'temporariamente fora de estoque',
     'temporariamente esgotado', 'temporariamente indisponível', '一時的に在庫切れ', 'tijdelijk niet op voorraad', 'tymczasowo niedostępny',
     'chwilowo niedostępny', 'tillfälligt slut', 'geçici olarak stokta yok',
@@ -286,7 +317,7 @@ export const AVAILABILITY_PHRASES = {
     'momenteel niet verkrijgbaar', 'niedostępny', 'inte tillgänglig', 'slut i lager', 'mevcut değil', 'stokta yok',
   ],
   in_stock: [
-    'in stock', 'auf lager', 'en stock', 'em estoque', 'em stock', 'disponibilità immediata', 'disponibile', '在庫あり', 'op voorraad',
+    'in stock', 'available instantly', 'sofort verfügbar', 'disponible immédiatement', 'disponible al instante', 'auf lager', 'en stock', 'em estoque', 'em stock', 'disponibilità immediata', 'disponibile', '在庫あり', 'op voorraad',
     'w magazynie', 'i lager', 'stokta var',
   ],
 } as const;
@@ -316,6 +347,6 @@ export const COUPON_WORDS: readonly string[] = ['coupon', 'cupón', 'cupão', 'c
 
 /** Phrases of a Prime signal in the featured offer's price or delivery lines (lower-case). */
 export const PRIME_PHRASES: readonly string[] = [
-  'with amazon prime', 'join prime to buy', 'prime members get free', 'free shipping for prime members', 'prime member price', 'für prime-mitglieder',
+  'with amazon prime', 'mit amazon prime', 'avec amazon prime', 'con amazon prime', 'com amazon prime', 'join prime to buy', 'prime members get free', 'free shipping for prime members', 'prime member price', 'für prime-mitglieder',
   'pour les membres prime', 'per i clienti prime', 'para miembros prime', 'para membros prime', 'prime会員',
 ];

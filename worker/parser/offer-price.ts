@@ -18,17 +18,19 @@ const PRIME_SCOPES = ['price', 'unifiedPrice_feature_div', 'priceBadging_feature
 const BUY_BOX_SCOPES = ['buybox', 'addToCart', 'mediaNoAccordion', 'buyBoxInner'];
 /**
  * Rows of the featured offer that exist only for Prime-eligible offers: the Prime exclusive price row
- * ("Join Prime to buy this item at $8.09"), the buy box's Prime free-trial option, and the older Prime
- * stripe above the buy form ("Prime members get free standard delivery").
+ * ("Join Prime to buy this item at $8.09"), the buy box's Prime free-trial option, the older Prime
+ * stripe above the buy form ("Prime members get free standard delivery"), and the 2012-14 buy box's
+ * opt-in checkbox ("Yes, I want FREE Two-Day Shipping with Amazon Prime"; drawn by script, so it counts
+ * even while hidden).
  */
-const PRIME_ROWS = ['pep_feature_div', 'bbop', 'PrimeStripeContent'];
+const PRIME_ROWS = ['pep_feature_div', 'bbop', 'PrimeStripeContent', 'prime-rcx-subs-checkbox-outer'];
 
 /**
  * The strike-through reference price (core price block's `.basisPrice`, the legacy `#listPrice` and
  * `#price` strike rows), the Subscribe & Save rows, the coupon badge, and Prime badges of the buy box.
  */
 export const OFFER_PRICE_PARTS: PageParts = {
-  ids: [...PRIME_ROWS, 'listPrice', 'listPriceValue', 'sns-base-price', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
+  ids: [...PRIME_ROWS, 'listPrice', 'listPriceValue', 'sns-base-price', 'subscriptionPrice', 'snsAccordionRowMiddle', 'priceblock_snsupsell_row', 'promoPriceBlockMessage_feature_div', 'priceBadging_feature_div'],
   idPrefixes: ['couponBadge', 'couponText'],
   // The legacy `#price` table is read only for its struck prices, Prime badges and shipping notes.
   scoped: {
@@ -64,11 +66,16 @@ export function readListPrice(doc: Document, marketplace: Marketplace): Price | 
   return null;
 }
 
-/** The base Subscribe & Save price of the selected variant; null when not offered. */
+/**
+ * The base Subscribe & Save price of the selected variant (`#sns-base-price`, the 2017-18 buy box
+ * accordion's `#subscriptionPrice`, the S&S rows); null when not offered.
+ */
 export function readSubscribeSavePrice(doc: Document, marketplace: Marketplace): Price | null {
-  const base = queryAll(doc, ['#sns-base-price']).filter((el) => !otherOffer(el));
-  const fromBase = agreed(base, marketplace);
-  if (fromBase !== undefined) return fromBase;
+  for (const sel of ['#sns-base-price', '#subscriptionPrice']) {
+    const base = queryAll(doc, [sel]).filter((el) => !otherOffer(el));
+    const fromBase = agreed(base, marketplace);
+    if (fromBase !== undefined) return fromBase;
+  }
   const rows = queryAll(doc, ['#snsAccordionRowMiddle', '#priceblock_snsupsell_row']).filter((el) => !otherOffer(el) && !closest(el, HIDDEN_COPY));
   for (const row of rows) {
     const el = selectOne(row, '.a-price, .a-color-price');

@@ -11,13 +11,18 @@ export type PageKind =
   | { kind: 'not_found' }
   | { kind: 'robot_check' | 'error_page' | 'degraded'; reason: string };
 
-/** The title elements, in priority order. */
-export const TITLE_PARTS = { ids: ['productTitle', 'ebooksProductTitle', 'btAsinTitle', 'title'] } as const satisfies PageParts;
+/** The title elements, in priority order (the Appstore's `#mas-title` last). */
+export const TITLE_PARTS = { ids: ['productTitle', 'ebooksProductTitle', 'btAsinTitle', 'title', 'mas-title'] } as const satisfies PageParts;
 const TITLE_SELECTORS = TITLE_PARTS.ids.map((id) => `#${id}`);
 
-/** The product title (`#productTitle`, older `#ebooksProductTitle`, `#btAsinTitle`, `#title`), or null. */
+/**
+ * The product title (`#productTitle`, older `#ebooksProductTitle`, `#btAsinTitle`, `#title`, the
+ * Appstore's `#mas-title`), else the 2010-12 product heading `h1.parseasinTitle` without any of them
+ * (device landing pages); null when none. The heading is a class, not a title id: pages that have only
+ * it are read whole (`index.ts`).
+ */
 export function readTitle(doc: Document): string | null {
-  for (const sel of TITLE_SELECTORS) {
+  for (const sel of [...TITLE_SELECTORS, 'h1.parseasinTitle']) {
     const el = query(doc, [sel]);
     const t = el ? textOf(el) : '';
     if (t) return t;

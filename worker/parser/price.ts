@@ -2,7 +2,7 @@
 import type { Marketplace } from '../../core/marketplaces.js';
 import type { Price } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
-import { MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
+import { FREE_PRICE_TEXTS, MONEY, TAX_NOTES, USED_OFFER_PHRASES, containsAny } from './locale.js';
 import { inSubscribeSave, otherOffer } from './offer.js';
 import { query, queryAll } from './query.js';
 import { clean, textOf } from './text.js';
@@ -29,6 +29,8 @@ const SOURCES: readonly string[][] = [
     '#newOfferAccordionRow .header-price', '#booksHeaderSection #price', '#buybox .offer-price',
   ],
   ['#price_inside_buybox'],
+  // The 2012-14 radio buy box (Buy New / Rent / Used): the checked section's header price.
+  ['#bb_section.selected .bb_price'],
   ['.priceLarge', '#actualPriceValue'],
 ];
 
@@ -46,7 +48,7 @@ export const PRICE_PARTS: PageParts = {
   classes: ['priceLarge', 'offer-price', 'rbbHeader', 'accordion-header'],
   shellIds: [...CORE_IDS, 'usedBuySection', 'usedbuyBox', 'usedBuyBox', 'unqualifiedBuyBox', 'desktop_qualifiedBuyBox', 'qualifiedBuybox', 'snsAccordionRowMiddle', 'sns-base-price'],
   shellIdPrefixes: ['usedAccordionRow', 'newAccordionRow'],
-  scoped: { within: CORE_IDS, classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit'] },
+  scoped: { within: [...CORE_IDS, 'bb_section'], classes: ['priceToPay', 'apexPriceToPay', 'reinventPriceAccordionT2', 'pricePerUnit', 'bb_price'] },
 };
 
 /** Unit prices (per count / kg). */
@@ -137,7 +139,8 @@ function unreadState(text: string, marketplace: Marketplace): PriceState {
  * unit prices and other offers' rows are never it, so on a page with one-time and Subscribe & Save
  * options the one-time price is what remains (a Prime member price shown as the core price is the
  * price). The first source with any price decides; its prices must agree (a range such as
- * `R$169,00 - R$199,90` shows two -> null). A buy box holding only a used / other-seller offer has no
+ * `R$169,00 - R$199,90` shows two -> null); an offer whose price says it costs nothing ("Free Download")
+ * is 0. A buy box holding only a used / other-seller offer has no
  * featured offer: null.
  */
 export function readPriceState(doc: Document, marketplace: Marketplace): { price: Price | null; state: PriceState } {
@@ -150,7 +153,7 @@ export function readPriceState(doc: Document, marketplace: Marketplace): { price
       if (t) texts.push(t);
     }
     if (texts.length === 0) continue;
-    const prices = texts.map((t) => parsePrice(t, marketplace));
+    const prices = texts.map((t) => (FREE_PRICE_TEXTS.includes(clean(t).toLowerCase().replace(/\.$/, '')) ? { amount: 0, currency: marketplace.currency } : parsePrice(t, marketplace)));
     const first = prices[0];
     if (!first) return { price: null, state: unreadState(texts[0]!, marketplace) };
     if (prices.some((p) => !p || p.amount !== first.amount)) return { price: null, state: 'unreadable' };

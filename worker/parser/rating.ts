@@ -24,14 +24,27 @@ export const RATING_PARTS = {
 } as const satisfies PageParts;
 const SUMMARY = RATING_PARTS.ids.map((id) => `#${id}`);
 
-/** The product's own review summary block (the first one; carousels are never read). */
-function summary(doc: Document): Element | null {
-  return query(doc, SUMMARY) ?? selectOne(doc, '.crAvgStars');
+/**
+ * The product's own review summary block (the first one; carousels are never read). The 2010s
+ * `.crAvgStars` summaries name their product (`.asinReviewsSummary[name]`): one naming another ASIN
+ * than the page's belongs to a carousel item, even when it comes first.
+ */
+function summary(doc: Document, asin: string | null): Element | null {
+  const own = query(doc, SUMMARY);
+  if (own) return own;
+  for (const box of selectAll(doc, '.crAvgStars')) {
+    const named = selectOne(box, '.asinReviewsSummary')?.getAttribute('name')?.trim().toUpperCase();
+    if (!named || !asin || named === asin) return box;
+  }
+  return null;
 }
 
-/** Reads the average rating of the product. */
-export function readRating(doc: Document): number | null {
-  const box = summary(doc);
+/**
+ * Reads the average rating of the product.
+ * @param asin the page's own ASIN, when it shows one
+ */
+export function readRating(doc: Document, asin: string | null): number | null {
+  const box = summary(doc, asin);
   if (!box) return null;
   const holders = [box, ...selectAll(box, '#acrPopover, .reviewCountTextLinkedHistogram, [title]')];
   for (const el of holders) {
@@ -45,9 +58,12 @@ export function readRating(doc: Document): number | null {
   return null;
 }
 
-/** Reads the number of ratings shown beside the stars. */
-export function readRatingsCount(doc: Document): number | null {
-  const box = summary(doc);
+/**
+ * Reads the number of ratings shown beside the stars.
+ * @param asin the page's own ASIN, when it shows one
+ */
+export function readRatingsCount(doc: Document, asin: string | null): number | null {
+  const box = summary(doc, asin);
   if (!box) return null;
   // The count's own element, else the first reviews link that shows a number and is not the stars' link.
   const el =

@@ -70,3 +70,64 @@ export function firstJsonValue<T>(raw: string, key: string, accept: (v: unknown)
   }
   return undefined;
 }
+
+const IDENT = /[A-Za-z_$][\w$]*/y;
+const SINGLE_BODY = /(?:[^'\\]|\\[^])*/y;
+const DOUBLE_BODY = /(?:[^"\\]|\\[^])*/y;
+const ESCAPE = /\\(u[0-9a-fA-F]{4}|[^])/g;
+const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0' };
+const unescapeOne = (_m: string, e: string): string =>
+  e.length === 5 ? String.fromCharCode(Number.parseInt(e.slice(1), 16)) : (SIMPLE_ESCAPES[e] ?? e);
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * Reads a JavaScript object or array literal that starts at `start` in `s` as JSON text: keys may be bare
+ * identifiers or single-quoted, strings single- or double-quoted, trailing commas allowed (the image
+ * block script of 2015-19 pages writes `colorImages: { initial: [{ hiRes: '…' }] }`). Only literals
+ * count: any other expression (a call, a variable, an operator) gives null, as does an unbalanced literal.
+ */
+export function jsLiteralAt(s: string, start: number): string | null {
+  if (s[start] !== '{' && s[start] !== '[') return null;
+  const out: string[] = [];
+  let depth = 0;
+  for (let i = start; i < s.length && i < start + 2_000_000; ) {
+    const c = s[i]!;
+    if (c === '{' || c === '[') {
+      depth++;
+      out.push(c);
+      i++;
+    } else if (c === '}' || c === ']') {
+      if (out.at(-1) === ',') out.pop();
+      out.push(c);
+      i++;
+      if (--depth === 0) return out.join('');
+    } else if (c === ',' || c === ':') {
+      out.push(c);
+      i++;
+    } else if (/\s/.test(c)) {
+      i++;
+    } else if (c === '"' || c === "'") {
+      const body = c === '"' ? DOUBLE_BODY : SINGLE_BODY;
+      body.lastIndex = i + 1;
+      const m = body.exec(s)!;
+      const end = i + 1 + m[0].length;
+      if (s[end] !== c) return null;
+      out.push(JSON.stringify(m[0].replace(ESCAPE, unescapeOne)));
+      i = end + 1;
+    } else {
+      NUMBER.lastIndex = i;
+      IDENT.lastIndex = i;
+      const num = NUMBER.exec(s);
+      const word = num ? null : IDENT.exec(s);
+      const token = num?.[0] ?? word?.[0];
+      if (!token) return null;
+      i += token.length;
+      let k = i;
+      while (k < s.length && /\s/.test(s[k]!)) k++;
+      if (word && s[k] === ':') out.push(JSON.stringify(token));
+      else if (num || token === 'true' || token === 'false' || token === 'null') out.push(token);
+      else return null;
+    }
+  }
+  return null;
+}

@@ -5,7 +5,7 @@
 import type { Availability, AvailabilityStatus, Delivery } from '../../core/product.js';
 import type { PageParts } from './page-parts.js';
 import {
-  AVAILABILITY_PHRASES, DELIVER_TO_PREFIXES, IN_STOCK_WHOLE_LINES, LOW_STOCK_PATTERNS, NO_PLACE_PHRASES, TRAILING_LINK_TEXTS, containsAny,
+  AVAILABILITY_PHRASES, DELIVER_TO_PREFIXES, DELIVER_TO_SUFFIXES, IN_STOCK_WHOLE_LINES, LOW_STOCK_PATTERNS, NO_PLACE_PHRASES, TRAILING_LINK_TEXTS, containsAny,
 } from './locale.js';
 import { LEGACY_STOCK, featured, otherOffer } from './offer.js';
 import { queryAll } from './query.js';
@@ -16,8 +16,10 @@ import { selectAll, selectOne } from './select.js';
 export const STOCK_PARTS: PageParts = {
   ids: [
     'availability', 'contextualIngressPtLabel_deliveryShortLine', 'glow-ingress-line1', 'glow-ingress-line2', 'mir-layout-DELIVERY_BLOCK',
-    'ddmDeliveryMessage', 'delivery-message', 'fast-track-message',
+    'ddmDeliveryMessage', 'delivery-message', 'fast-track-message', 'ftMessage', 'mas-availability',
   ],
+  // The older buy box's address picker ("Ship to: kirkland, 98033").
+  classes: ['lux-location-label'],
 };
 
 /** Classifies an availability text (lower-cased) and reads the quantity of a low-stock line. */
@@ -40,11 +42,15 @@ export function availabilityStatus(text: string): { status: AvailabilityStatus; 
 
 /**
  * The featured offer's `#availability` line (the first one outside other offers' rows; older layouts:
- * the stock span of the `.buying` block, without the help link after it); null when the page shows none
+ * the stock span of the `.buying` block, without the help link after it; an app's `#mas-availability`);
+ * null when the page shows none
  * or the featured offer's line is empty.
  */
 export function readAvailability(doc: Document): Availability | null {
-  const el = featured(queryAll(doc, ['#availability'])) ?? featured(queryAll(doc, ['.buying']).flatMap((b) => [...selectAll(b, LEGACY_STOCK)]));
+  const el =
+    featured(queryAll(doc, ['#availability'])) ??
+    featured(queryAll(doc, ['.buying']).flatMap((b) => [...selectAll(b, LEGACY_STOCK)])) ??
+    featured(queryAll(doc, ['#mas-availability']));
   const text = el ? textOf(el) : '';
   if (!text) return null;
   return { text, ...availabilityStatus(text) };
@@ -65,6 +71,21 @@ export function withoutTrailingLink(text: string): string {
   return text;
 }
 
+/** A place text without its localized deliver-to prefix or suffix, or null when it names no place. */
+function placeText(raw: string, needPrefix: boolean): string | null {
+  let text = raw;
+  const lower = text.toLowerCase();
+  const prefix = DELIVER_TO_PREFIXES.find((p) => lower.startsWith(p));
+  const suffix = DELIVER_TO_SUFFIXES.find((p) => lower.endsWith(p));
+  if (prefix) text = clean(text.slice(prefix.length).replace(/^[:\s]+/, ''));
+  else if (suffix) text = clean(text.slice(0, text.length - suffix.length));
+  else if (needPrefix) return null;
+  text = withoutTrailingLink(text);
+  // A prompt to choose an address ends in a colon ("Select a shipping address:"); a place never does.
+  if (!text || text.endsWith(':') || containsAny(text.toLowerCase(), NO_PLACE_PHRASES)) return null;
+  return text;
+}
+
 /**
  * The place of one deliver-to line, or null when it names none.
  * @param needPrefix the line counts only when it starts with a deliver-to prefix (the navigation's first
@@ -72,22 +93,16 @@ export function withoutTrailingLink(text: string): string {
  */
 function placeOf(el: Element, needPrefix: boolean): string | null {
   const spans = [...el.children].filter((c) => c.tagName === 'SPAN');
-  let text: string;
   const first = spans[0] ? textOf(spans[0]).toLowerCase() : '';
   if (spans.length >= 2 && DELIVER_TO_PREFIXES.some((p) => first.startsWith(p))) {
     // The prefix span may carry the customer's name ("Deliver to Samir - "): the place is in the spans after it.
-    text = clean(spans.slice(1).map((s) => textOf(s)).join(' '));
-  } else {
-    text = textOf(el);
-    const lower = text.toLowerCase();
-    const prefix = DELIVER_TO_PREFIXES.find((p) => lower.startsWith(p));
-    if (prefix) text = clean(text.slice(prefix.length).replace(/^[:\s]+/, ''));
-    else if (needPrefix) return null;
+    return placeText(clean(spans.slice(1).map((s) => textOf(s)).join(' ')), false);
   }
-  text = withoutTrailingLink(text);
-  if (!text || containsAny(text.toLowerCase(), NO_PLACE_PHRASES)) return null;
-  return text;
+  return placeText(textOf(el), needPrefix);
 }
+
+/** The delivery messages of buy boxes without the MIR block, newest layout first (read in page order). */
+const PROMISE_SOURCES = ['#ddmDeliveryMessage', '#delivery-message', '#fast-track-message', '#ftMessage'];
 
 /** The first delivery message of the featured offer, without a trailing link text. */
 function readPromise(doc: Document): string | null {
@@ -97,8 +112,11 @@ function readPromise(doc: Document): string | null {
     const t = primary ? withoutTrailingLink(textOf(primary)) : '';
     if (t) return t;
   }
-  for (const el of queryAll(doc, ['#ddmDeliveryMessage', '#delivery-message', '#fast-track-message'])) {
-    if (otherOffer(el)) continue;
+  // Older buy boxes nest the message in its container (`#fast-track-message` > `#delivery-message`, then an
+  // upsell line): the innermost message is the first one.
+  const candidates = queryAll(doc, PROMISE_SOURCES).filter((el) => !otherOffer(el));
+  for (const el of candidates) {
+    if (candidates.some((c) => c !== el && el.contains(c))) continue;
     const t = withoutTrailingLink(textOf(el));
     if (t) return t;
   }
@@ -112,8 +130,8 @@ function readPromise(doc: Document): string | null {
  */
 export function readDelivery(doc: Document, hasOffer: boolean): Delivery | null {
   let location: string | null = null;
-  for (const sel of ['#contextualIngressPtLabel_deliveryShortLine', '#glow-ingress-line2', '#glow-ingress-line1']) {
-    for (const el of queryAll(doc, [sel])) location ??= placeOf(el, sel === '#glow-ingress-line1');
+  for (const sel of ['#contextualIngressPtLabel_deliveryShortLine', '.lux-location-label', '#glow-ingress-line2', '#glow-ingress-line1']) {
+    for (const el of queryAll(doc, [sel])) if (!otherOffer(el)) location ??= placeOf(el, sel === '#glow-ingress-line1');
   }
   const promise = hasOffer ? readPromise(doc) : null;
   return location === null && promise === null ? null : { location, promise };

@@ -8,12 +8,13 @@ import { matches, selectAll, selectOne } from './select.js';
 
 /**
  * Twister rows and format swatches. `#variation_<dimension>` rows are read inside; the inline twister's
- * rows only for their presence and order (their selection is `#inline-twister-expanded-dimension-text-*`).
+ * rows only for their presence and order (their selection is `#inline-twister-expanded-dimension-text-*`);
+ * a dropdown dimension's button `#dropdown_selected_<dimension>` for its prompt (the selected value).
  */
 export const VARIANT_PARTS: PageParts = {
   ids: ['tmmSwatches', 'mediaTabs_tabSet'],
   classes: ['twisterMediaMatrix'],
-  idPrefixes: ['variation_', 'inline-twister-expanded-dimension-text-'],
+  idPrefixes: ['variation_', 'inline-twister-expanded-dimension-text-', 'dropdown_selected_'],
   shellIdPrefixes: ['inline-twister-row-', 'inline-twister-singleton-header-'],
 };
 
@@ -46,7 +47,8 @@ export function readTwisterData(raw: string): TwisterData | null {
   return { dimensions, valuesByAsin, selected, currentAsin: current };
 }
 
-const rowSelectors = (d: string): string[] => [`#variation_${d}`, `#inline-twister-row-${d}`, `#inline-twister-singleton-header-${d}`];
+/** A dimension's selector row; a dropdown dimension's button (`#dropdown_selected_<dim>`) stands for its row where that has no id of its own. */
+const rowSelectors = (d: string): string[] => [`#variation_${d}`, `#inline-twister-row-${d}`, `#inline-twister-singleton-header-${d}`, `#dropdown_selected_${d}`];
 
 /** Page order of the dimensions: the order their selector rows appear in the page. */
 function pageOrder(doc: Document, dims: string[]): number[] {
@@ -67,6 +69,7 @@ function domSelection(doc: Document, dim: string, allowed: Set<string>): string 
     `#variation_${dim} .selection`,
     `#inline-twister-expanded-dimension-text-${dim}`,
     `#variation_${dim} select option[selected]`,
+    `#dropdown_selected_${dim} .a-dropdown-prompt`,
   ]);
   for (const el of candidates) {
     const t = textOf(el);
@@ -166,14 +169,18 @@ export function readFormatSwatches(doc: Document, pageAsin: string | null): { va
 
 /**
  * The 2010s media matrix (`table.twisterMediaMatrix`, "Other Formats & Versions"): one row per format
- * (`tr[id^="tmm_"]` with its format cell `.tmm_videoMetaBinding`), the active row the selected one; a
+ * (`tr[id^="tmm_"]` with its format cell `.tmm_videoMetaBinding`, books `.tmm_bookTitle`), the active row the selected one; a
  * row's ASIN is its link's (the active row's is the page's). Instant-video rows carry no format cell.
  */
 function readMediaMatrix(doc: Document, pageAsin: string | null): { variant: string | null; variants: Variant[] } {
   const variants: Variant[] = [];
   let variant: string | null = null;
-  for (const row of selectAll(doc, 'table.twisterMediaMatrix tr[id^="tmm_"]')) {
-    const cell = selectOne(row, '.tmm_videoMetaBinding');
+  const rows = [...selectAll(doc, 'table.twisterMediaMatrix tr[id^="tmm_"]')];
+  // Film matrices name the format in `.tmm_videoMetaBinding` (their title cell holds the film's name);
+  // book matrices have no such cell and name the format in the title cell (`.tmm_bookTitle`).
+  const formatCell = rows.some((r) => selectOne(r, '.tmm_videoMetaBinding')) ? '.tmm_videoMetaBinding' : '.tmm_bookTitle';
+  for (const row of rows) {
+    const cell = selectOne(row, formatCell);
     const name = cell ? textOf(cell) : '';
     if (!name) continue;
     const selected = matches(row, '.activeRow');

@@ -1,2 +1,2 @@
 /** Version of the extraction; bump whenever any output can change. */
-export const PARSER_VERSION = '2.0.0';
+export const PARSER_VERSION = '2.1.0';
