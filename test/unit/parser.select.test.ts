@@ -50,7 +50,7 @@ const SELECTORS = [
   'table.twisterMediaMatrix tr[id^="tmm_"]', '.tmm_bookTitle', 'td', 'td, a, span', 'td.value', 'tr', 'tr, li', 'tr.a-histogram-row, li',
   '#SalesRank', '#tmmSwatches .swatchElement', '#mediaTabs_tabSet li.mediaTab_heading', 'a#productDetails', 'a[name="productDetails"]',
   'input#ASIN', 'input[name="ASIN"]', 'input[name="ASIN.0"]', 'link[rel="canonical"]',
-  '.lux-location-label', '.histoCount', '.asinReviewsSummary', '.masrw-label', '.masrw-content-row', 'h1.parseasinTitle', '.a-dropdown-prompt', '#bb_section.selected .bb_price',
+  '.lux-location-label', '.histoCount', '.asinReviewsSummary', '.masrw-label', '.masrw-content-row', 'h1.parseasinTitle', '.a-dropdown-prompt', '.bb_price', '.rbb_section', '.selected',
 ];
 const READERS = [
   BYLINE_PARTS, PRICE_PARTS, BSR_PARTS, IMAGE_PARTS, RATING_PARTS, VARIANT_PARTS,

@@ -30,7 +30,7 @@ const SOURCES: readonly string[][] = [
   ],
   ['#price_inside_buybox'],
   // The 2012-14 radio buy box (Buy New / Rent / Used): the checked section's header price.
-  ['#bb_section.selected .bb_price'],
+  ['#bb_section .bb_price'],
   ['.priceLarge', '#actualPriceValue'],
 ];
 
@@ -116,6 +116,12 @@ function usedSection(el: Element): boolean {
   return !!header && containsAny(textOf(header).toLowerCase(), USED_OFFER_PHRASES);
 }
 
+/** True when a price sits in a section of the 2012-14 radio buy box (`.rbb_section`) that is not the checked one. */
+function unselectedRadioSection(el: Element): boolean {
+  const section = closest(el, '.rbb_section');
+  return !!section && !matches(section, '.selected');
+}
+
 /** True when the buy box holds only a used / other-seller offer (its price is never the featured one's). */
 function usedOfferOnly(doc: Document): boolean {
   // By id (the document's id index): a document-wide selector query walks every node.
@@ -148,7 +154,7 @@ export function readPriceState(doc: Document, marketplace: Marketplace): { price
   for (const sels of SOURCES) {
     const texts: string[] = [];
     for (const el of queryAll(doc, sels)) {
-      if (otherOffer(el) || inSubscribeSave(el) || closest(el, UNIT_PRICE) || usedSection(el)) continue;
+      if (otherOffer(el) || inSubscribeSave(el) || closest(el, UNIT_PRICE) || usedSection(el) || unselectedRadioSection(el)) continue;
       const t = priceText(el);
       if (t) texts.push(t);
     }
