@@ -89,35 +89,25 @@ const consume = (v: unknown): void => {
 if (runProduct) await benchProduct();
 if (benchPart !== 'product') await benchSearch();
 
-/** The product pages: speed against parse5 and memory over 1,000 parses (see the module comment). */
-async function benchProduct(): Promise<void> {
-  // warm-up (not measured)
-  for (const p of pages) {
-    consume(parseProductPage(p.html, p.mp));
-    consume(parse(p.html));
-    if (reference) consume(reference(p.html, p.mp));
-  }
-
-  const ours: number[][] = pages.map(() => []);
-  const bare: number[][] = pages.map(() => []);
-  const ref: number[][] = pages.map(() => []);
+/**
+ * Times `ours` and parse5's bare parse on every page for `rounds` rounds, alternating which runs
+ * first each round (so neither always meets a warm cache), and `reference` (if given) before both.
+ * Returns the samples per page, in ms.
+ */
+function timeAlternating<P extends { html: string }>(
+  list: readonly P[], ours: (p: P) => unknown, reference?: (p: P) => unknown,
+): { ours: number[][]; bare: number[][]; ref: number[][] } {
+  const samples = { ours: list.map((): number[] => []), bare: list.map((): number[] => []), ref: list.map((): number[] => []) };
+  const timed = (into: number[], run: () => unknown): void => {
+    const t = performance.now();
+    consume(run());
+    into.push(performance.now() - t);
+  };
   for (let r = 0; r < rounds; r++) {
-    pages.forEach((p, i) => {
-      if (reference) {
-        const t = performance.now();
-        consume(reference(p.html, p.mp));
-        ref[i]!.push(performance.now() - t);
-      }
-      const runBare = (): void => {
-        const t = performance.now();
-        consume(parse(p.html));
-        bare[i]!.push(performance.now() - t);
-      };
-      const runOurs = (): void => {
-        const t = performance.now();
-        consume(parseProductPage(p.html, p.mp));
-        ours[i]!.push(performance.now() - t);
-      };
+    list.forEach((p, i) => {
+      if (reference) timed(samples.ref[i]!, () => reference(p));
+      const runBare = (): void => timed(samples.bare[i]!, () => parse(p.html));
+      const runOurs = (): void => timed(samples.ours[i]!, () => ours(p));
       if (r % 2 === 0) {
         runBare();
         runOurs();
@@ -127,6 +117,19 @@ async function benchProduct(): Promise<void> {
       }
     });
   }
+  return samples;
+}
+
+/** The product pages: speed against parse5 and memory over 1,000 parses (see the module comment). */
+async function benchProduct(): Promise<void> {
+  // warm-up (not measured)
+  for (const p of pages) {
+    consume(parseProductPage(p.html, p.mp));
+    consume(parse(p.html));
+    if (reference) consume(reference(p.html, p.mp));
+  }
+
+  const { ours, bare, ref } = timeAlternating(pages, (p) => parseProductPage(p.html, p.mp), reference ? (p) => reference(p.html, p.mp) : undefined);
 
   const f1 = (x: number): string => x.toFixed(1).padStart(8);
   const width = Math.max(...pages.map((p) => p.file.length));
@@ -193,29 +196,7 @@ async function benchSearch(): Promise<void> {
     consume(parseSearchPage(p.html, p.mp));
     consume(parse(p.html));
   }
-  const ours: number[][] = spages.map(() => []);
-  const bare: number[][] = spages.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    spages.forEach((p, i) => {
-      const runBare = (): void => {
-        const t = performance.now();
-        consume(parse(p.html));
-        bare[i]!.push(performance.now() - t);
-      };
-      const runOurs = (): void => {
-        const t = performance.now();
-        consume(parseSearchPage(p.html, p.mp));
-        ours[i]!.push(performance.now() - t);
-      };
-      if (r % 2 === 0) {
-        runBare();
-        runOurs();
-      } else {
-        runOurs();
-        runBare();
-      }
-    });
-  }
+  const { ours, bare } = timeAlternating(spages, (p) => parseSearchPage(p.html, p.mp));
   const f1 = (x: number): string => x.toFixed(1).padStart(8);
   const width = Math.max(...spages.map((p) => p.file.length));
   console.log('');
