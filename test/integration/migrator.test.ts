@@ -34,7 +34,7 @@ async function check(url: string) {
     const tables = await client.query(`SELECT table_name FROM information_schema.tables t WHERE table_schema = 'public'
       AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = t.table_name AND c.relispartition) ORDER BY 1`);
     expect(tables.rows.map((r) => r.table_name)).toEqual([
-      '_prisma_migrations', 'access_requests', 'accounts', 'alert_rules', 'api_keys', 'batch_rows', 'batches', 'idempotency_keys', 'ledger_entries', 'observation_texts', 'observations', 'product_contents', 'rate_limits', 'source_reads', 'subscriptions', 'tasks', 'usage_counters', 'webhook_deliveries', 'webhook_events',
+      '_prisma_migrations', 'access_requests', 'accounts', 'alert_rules', 'api_keys', 'batch_rows', 'batches', 'idempotency_keys', 'ledger_entries', 'observation_texts', 'observations', 'product_contents', 'rate_limits', 'search_items', 'search_observations', 'source_reads', 'subscriptions', 'tasks', 'usage_counters', 'webhook_deliveries', 'webhook_events',
     ]);
     const month = (offset: number) => {
       const d = new Date();

@@ -58,7 +58,7 @@ describe('custom search attributes on the Temporal server', () => {
     const start = () => startWorker({ config, db: app.db, temporalAddress: bare.address, logger: createLogger('silent') });
     const refusal = await start().then(() => null, (error: Error) => error);
     expect(refusal?.message).toContain(`Temporal at ${bare.address} (namespace default) lacks the search attributes`);
-    expect(refusal?.message).toContain('Missing: AccountId (Int), Asin (Keyword), Marketplace (Keyword), Tag (Keyword), SubscriptionId (Int), ResultCode (Int), WebhookKind (Keyword), Summary (Keyword).');
+    expect(refusal?.message).toContain('Missing: AccountId (Int), Asin (Keyword), Keyword (Keyword), Marketplace (Keyword), Tag (Keyword), SubscriptionId (Int), ResultCode (Int), WebhookKind (Keyword), Summary (Keyword).');
     const command = refusal!.message.split('\n').find((line) => line.startsWith('  temporal operator'))!.trim();
     expect(command).toBe(NAMES.map((name) =>
       `temporal operator search-attribute create --address ${bare.address} --namespace default --name ${name} --type ${SEARCH_ATTRIBUTES[name as keyof typeof SEARCH_ATTRIBUTES].type === 'INT' ? 'Int' : 'Keyword'}`).join(' && '));
