@@ -108,22 +108,23 @@ for (const database of ['pglite', 'postgres'] as const) {
       const created = await createAccount(app.db, { login: 'migrator', email: 'migrator@example.com', balance: 10 });
       rest = apiClient(app.url, { login: created.login, key: created.api_key });
       gql = app.gql({ key: created.api_key });
-      subscriptionId = (await app.prisma.subscription.create({ data: { accountId: created.id, asin: 'B0MIGR0001', marketplace: 'com', frequency: 'daily' } })).id;
+      // The database is at the schema before the migration: rows are written in its columns, not the client's.
+      subscriptionId = (await client.query<{ id: number }>(
+        `INSERT INTO subscriptions (account_id, asin, marketplace, frequency) VALUES ($1, 'B0MIGR0001', 'com', 'daily') RETURNING id`, [created.id],
+      )).rows[0]!.id;
       const inputs = legacyInputs();
       const ids: string[] = [];
       for (const [i, p] of inputs.entries()) ids.push(await insertLegacy(client, p, p.asin === 'B0MIGR0001' && i > 0 ? subscriptionId : null));
       latestId = ids[3]!;
-      await app.prisma.subscription.update({ where: { id: subscriptionId }, data: { latestObservationId: BigInt(latestId) } });
+      await client.query('UPDATE subscriptions SET latest_observation_id = $1 WHERE id = $2', [latestId, subscriptionId]);
       for (const [i, id] of ids.entries()) {
         const taskId = `11250000-0000-4000-8000-${String(i).padStart(12, '0')}`;
         const ok = inputs[i]!.status !== 'not_found';
-        await app.prisma.task.create({
-          data: {
-            id: taskId, accountId: created.id, endpoint: 'task_post', asin: inputs[i]!.asin, marketplace: inputs[i]!.marketplace, data: {},
-            state: ok ? 'completed' : 'failed', statusCode: ok ? 20000 : 40402, statusMessage: ok ? 'Ok.' : 'Product not found.',
-            observationId: BigInt(id), completedAt: new Date(), expiresAt: new Date(Date.now() + 86_400_000),
-          },
-        });
+        await client.query(
+          `INSERT INTO tasks (id, account_id, endpoint, asin, marketplace, data, state, status_code, status_message, observation_id, completed_at, expires_at)
+           VALUES ($1, $2, 'task_post', $3, $4, '{}', $5, $6, $7, $8, now(), now() + interval '1 day')`,
+          [taskId, created.id, inputs[i]!.asin, inputs[i]!.marketplace, ok ? 'completed' : 'failed', ok ? 20000 : 40402, ok ? 'Ok.' : 'Product not found.', id],
+        );
         taskIds.set(id, taskId);
       }
       const { rows } = await client.query<{ o: Record<string, unknown> }>('SELECT to_jsonb(o) || jsonb_build_object(\'id\', o.id::text) AS o FROM observations o ORDER BY id');
