@@ -2,21 +2,13 @@
  * Version 2 readers on small synthetic pages built here: the never-guess cases of the numbers
  * (quantity, coupon amount, histogram), the featured offer's scope, and the quality block.
  */
-import { JSDOM, VirtualConsole } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { resolveMarketplace, type Marketplace } from '../../core/marketplaces.js';
-import { OBSERVATION_FORMAT_VERSION, type ProductFields } from '../../core/product.js';
-import { notFoundQuality, parseProductFromDocument, parseProductPage } from '../../worker/parser/index.js';
+import { OBSERVATION_FORMAT_VERSION } from '../../core/product.js';
+import { notFoundQuality } from '../../worker/parser/index.js';
 import { availabilityStatus } from '../../worker/parser/stock.js';
+import { readFragments as read, readWhole, syntheticPage } from '../support/synthetic-product.js';
 
-const mp = (code: string): Marketplace => resolveMarketplace(code)!;
-const page = (body: string): string =>
-  `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><span id="productTitle">T</span>${body}</body></html>`;
-function read(html: string, code = 'com'): ProductFields {
-  const r = parseProductPage(html, mp(code));
-  if (r.kind !== 'product') throw new Error(`expected a product page, got ${r.kind}`);
-  return r.fields;
-}
+const page = (body: string): string => syntheticPage(body);
 
 const offer = `
   <div id="corePriceDisplay_desktop_feature_div"><span class="a-price priceToPay"><span class="a-offscreen">$17.99</span></span>
@@ -55,18 +47,6 @@ describe('a page with a featured offer', () => {
     expect(f.quality.missing.map((m) => m.field)).not.toContain('price');
   });
 });
-
-/** The same readers on a plain jsdom document of the whole page (the fragment pass must agree with it). */
-function readWhole(html: string, code = 'com'): ProductFields {
-  const { window } = new JSDOM(html, { virtualConsole: new VirtualConsole() });
-  try {
-    const r = parseProductFromDocument(window.document, { html, marketplace: mp(code) });
-    if (r.kind !== 'product') throw new Error(`expected a product page, got ${r.kind}`);
-    return r.fields;
-  } finally {
-    window.close();
-  }
-}
 
 describe('Prime signals shown as text of the price block', () => {
   const cases: [string, string][] = [
